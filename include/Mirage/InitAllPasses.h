@@ -1,0 +1,11 @@
+//===- InitAllPasses.h - Register the Mirage passes -------------*- C++ -*-===//
+#ifndef MIRAGE_INITALLPASSES_H
+#define MIRAGE_INITALLPASSES_H
+
+#include "Mirage/Transforms/Passes.h"
+
+namespace mirage {
+inline void registerAllMiragePasses() { registerMiragePasses(); }
+} // namespace mirage
+
+#endif // MIRAGE_INITALLPASSES_H

@@ -1,0 +1,42 @@
+//===- RandomInputs.h - Seeded random inputs for μGraphs --------*- C++ -*-===//
+#ifndef MIRAGE_SEMANTICS_RANDOMINPUTS_H
+#define MIRAGE_SEMANTICS_RANDOMINPUTS_H
+
+#include "Mirage/Semantics/Tensor.h"
+#include "Mirage/Semantics/UGraph.h"
+
+#include <random>
+
+namespace mirage {
+
+/// Inputs for `g` drawn uniformly from [lo, hi) by a generator seeded with
+/// `seed`; the same seed gives the same inputs on every platform.
+inline std::vector<Tensor<double>> randomInputs(const UGraph &g, uint64_t seed,
+                                                double lo = -1.0,
+                                                double hi = 1.0) {
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor<double>> ins;
+  for (int32_t v : g.inputs) {
+    Tensor<double> t(g.values[v].shape, 0.0);
+    for (double &x : t.data)
+      // Portable mapping of 53 random bits to [0, 1).
+      x = lo + (hi - lo) * (double)(rng() >> 11) * 0x1.0p-53;
+    ins.push_back(std::move(t));
+  }
+  return ins;
+}
+
+/// Largest |a - b| over all elements divided by the largest |b| (or 1e-300).
+inline double maxRelativeError(const Tensor<double> &a,
+                               const Tensor<double> &b) {
+  double num = 0, den = 1e-300;
+  for (int64_t i = 0; i < b.size(); ++i) {
+    num = std::max(num, std::abs(a.data[i] - b.data[i]));
+    den = std::max(den, std::abs(b.data[i]));
+  }
+  return num / den;
+}
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_RANDOMINPUTS_H

@@ -1,0 +1,145 @@
+//===- BlockDialect.cpp - The block-level μGraph dialect ------------------===//
+#include "Mirage/Dialect/Block/IR/BlockDialect.h"
+#include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Dialect/Common/OpShapeInference.h"
+#include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
+
+using namespace mlir;
+using namespace mirage::block;
+
+#include "Mirage/Dialect/Block/IR/BlockOpsDialect.cpp.inc"
+
+void BlockDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "Mirage/Dialect/Block/IR/BlockOps.cpp.inc"
+      >();
+}
+
+MIRAGE_DEFINE_SHARED_OP_INFERENCE(mirage::block)
+
+static LogicalResult verifyInsideBlockGraph(Operation *op) {
+  Operation *parent = op->getParentOp();
+  if (!parent || parent->getName().getStringRef() != kBlockGraphParent)
+    return op->emitOpError("must be nested directly in a '")
+           << kBlockGraphParent << "' body";
+  return success();
+}
+
+static LogicalResult verifyMapSize(Operation *op, ArrayRef<int64_t> map,
+                                   StringRef what) {
+  if (map.size() != 3)
+    return op->emitOpError(what) << " must have one entry per grid axis (3), got "
+                                 << map.size();
+  return success();
+}
+
+static mirage::AxisMap toAxisMap(ArrayRef<int64_t> m) {
+  return {m.size() > 0 ? m[0] : -1, m.size() > 1 ? m[1] : -1,
+          m.size() > 2 ? m[2] : -1};
+}
+
+mirage::AxisMap InputIteratorOp::getAxisMap() { return toAxisMap(getImap()); }
+mirage::AxisMap OutputSaverOp::getAxisMap() { return toAxisMap(getOmap()); }
+
+LogicalResult InputIteratorOp::verify() {
+  if (failed(verifyInsideBlockGraph(*this)) ||
+      failed(verifyMapSize(*this, getImap(), "imap")))
+    return failure();
+  int64_t rank = getInput().getType().getRank();
+  std::string err = mirage::checkAxisMap(getAxisMap(), rank, "imap");
+  if (!err.empty())
+    return emitOpError(err);
+  // I64Attr getters are unsigned; fmap is signed (-1 = none).
+  int64_t fmap = static_cast<int64_t>(getFmap());
+  if (fmap < -1 || fmap >= rank)
+    return emitOpError("fmap dim ") << fmap << " out of range for rank "
+                                    << rank;
+  if (getResult().getType().getRank() != rank)
+    return emitOpError("tile rank must equal the input rank");
+  return success();
+}
+
+LogicalResult OutputSaverOp::verify() {
+  if (failed(verifyInsideBlockGraph(*this)) ||
+      failed(verifyMapSize(*this, getOmap(), "omap")))
+    return failure();
+  std::string err = mirage::checkAxisMap(
+      getAxisMap(), getInput().getType().getRank(), "omap");
+  if (!err.empty())
+    return emitOpError(err);
+  return success();
+}
+
+LogicalResult AccumOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor a,
+                                        SmallVectorImpl<Type> &out) {
+  auto x = mirage::staticShapeOf(a.getInput().getType());
+  if (!x)
+    return emitOptionalError(loc, "operand must be a statically shaped tensor");
+  mirage::Shape r;
+  bool hasRescale = static_cast<bool>(a.getRescale());
+  if (hasRescale) {
+    auto s = mirage::staticShapeOf(a.getRescale().getType());
+    if (!s)
+      return emitOptionalError(loc, "rescale must be a statically shaped tensor");
+    r = *s;
+  }
+  int64_t size = a.getSize() ? static_cast<int64_t>(*a.getSize()) : 0;
+  return mirage::emitInferred(
+      loc, mirage::accumShape(a.getKind(), *x, size, hasRescale, r),
+      getElementTypeOrSelf(a.getInput().getType()), out);
+}
+
+LogicalResult AccumOp::verify() { return verifyInsideBlockGraph(*this); }
+LogicalResult YieldOp::verify() { return verifyInsideBlockGraph(*this); }
+
+LogicalResult ThreadGraphOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments but the op has "
+           << getInputs().size() << " inputs";
+  mirage::Shape shape;
+  for (auto [i, in] : llvm::enumerate(getInputs())) {
+    auto t = cast<RankedTensorType>(in.getType());
+    if (body.getArgument(i).getType() != t.getElementType())
+      return emitOpError("body argument #")
+             << i << " must be the element type " << t.getElementType()
+             << " of input #" << i;
+    mirage::Shape s(t.getShape().begin(), t.getShape().end());
+    if (i == 0) {
+      shape = s;
+      continue;
+    }
+    mirage::ShapeResult r = mirage::broadcastShape(shape, s);
+    if (!r.ok())
+      return emitOpError("inputs: ") << r.error;
+    shape = r.shape;
+  }
+  for (Operation &op : body)
+    if (op.getDialect() != getContext()->getLoadedDialect("mirage_thread"))
+      return op.emitOpError("is not a thread-graph operator");
+  auto yield = dyn_cast<mirage::thread::YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with 'mirage_thread.yield'");
+  if (yield.getValues().size() != getResults().size())
+    return emitOpError("yields ") << yield.getValues().size()
+                                  << " values for " << getResults().size()
+                                  << " results";
+  for (auto [i, res] : llvm::enumerate(getResults())) {
+    auto t = cast<RankedTensorType>(res.getType());
+    if (yield.getValues()[i].getType() != t.getElementType())
+      return emitOpError("yielded value #")
+             << i << " must have the element type of result #" << i;
+    if (getInputs().empty() || t.getShape() != ArrayRef<int64_t>(shape))
+      return emitOpError("result #")
+             << i << " must have the broadcast shape of the inputs "
+             << mirage::shapeToString(shape);
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "Mirage/Dialect/Block/IR/BlockOps.cpp.inc"

@@ -1,0 +1,34 @@
+//===- OpShapeInference.cpp - ODS glue to the shared shape rules ----------===//
+#include "Mirage/Dialect/Common/OpShapeInference.h"
+
+#include "mlir/IR/Operation.h"
+
+using namespace mlir;
+
+std::optional<mirage::Shape> mirage::staticShapeOf(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  return Shape(t.getShape().begin(), t.getShape().end());
+}
+
+LogicalResult mirage::emitInferred(std::optional<Location> loc,
+                                   const ShapeResult &r, Type elem,
+                                   SmallVectorImpl<Type> &out) {
+  if (!r.ok())
+    return emitOptionalError(loc, r.error);
+  out.push_back(RankedTensorType::get(r.shape, elem));
+  return success();
+}
+
+LogicalResult mirage::verifyUnaryScalar(Operation *op, UnaryKind kind,
+                                        bool hasScalar) {
+  bool needs = kind == UnaryKind::mul_scalar || kind == UnaryKind::add_scalar;
+  if (needs && !hasScalar)
+    return op->emitOpError("'") << stringifyUnaryKind(kind)
+                                << "' requires a scalar";
+  if (!needs && hasScalar)
+    return op->emitOpError("'") << stringifyUnaryKind(kind)
+                                << "' takes no scalar";
+  return success();
+}

@@ -1,0 +1,89 @@
+//===- KernelDialect.cpp - The kernel-level μGraph dialect ----------------===//
+#include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
+#include "Mirage/Dialect/Block/IR/BlockDialect.h"
+#include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Dialect/Common/OpShapeInference.h"
+#include "Mirage/Semantics/Target.h"
+
+using namespace mlir;
+using namespace mirage::kernel;
+
+#include "Mirage/Dialect/Kernel/IR/KernelOpsDialect.cpp.inc"
+
+void KernelDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "Mirage/Dialect/Kernel/IR/KernelOps.cpp.inc"
+      >();
+}
+
+MIRAGE_DEFINE_SHARED_OP_INFERENCE(mirage::kernel)
+
+LogicalResult GraphOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments but the graph has "
+           << getInputs().size() << " inputs";
+  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+    if (arg.getType() != getInputs()[i].getType())
+      return emitOpError("body argument #")
+             << i << " must have the type of input #" << i;
+  Dialect *kernelDialect = getContext()->getLoadedDialect("mirage_kernel");
+  for (Operation &op : body)
+    if (op.getDialect() != kernelDialect)
+      return op.emitOpError("is not a kernel-graph operator");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with 'mirage_kernel.yield'");
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError("yields ")
+           << yield.getValues().size() << " values for " << getNumResults()
+           << " graph results";
+  for (auto [i, v] : llvm::enumerate(yield.getValues()))
+    if (v.getType() != getResult(i).getType())
+      return yield.emitOpError("operand #")
+             << i << " must have the type of graph result #" << i;
+  // Rank and extent limits hold for every device tensor of the graph.
+  auto checkValue = [&](Value v) -> LogicalResult {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!t.hasStaticShape())
+      return emitOpError("tensors must be statically shaped");
+    mirage::ShapeResult r = mirage::checkTensorShape(t.getShape());
+    if (!r.ok())
+      return emitOpError(r.error);
+    return success();
+  };
+  for (Value v : body.getArguments())
+    if (failed(checkValue(v)))
+      return failure();
+  for (Operation &op : body)
+    for (Value v : op.getResults())
+      if (failed(checkValue(v)))
+        return failure();
+  return success();
+}
+
+mirage::GridDims CustomOp::getGridDims() {
+  ArrayRef<int64_t> g = getGrid();
+  return {g.size() > 0 ? g[0] : 1, g.size() > 1 ? g[1] : 1,
+          g.size() > 2 ? g[2] : 1};
+}
+
+LogicalResult CustomOp::verifyRegions() {
+  if (getGrid().size() != 3)
+    return emitOpError("grid must have three dims (x, y, z), got ")
+           << getGrid().size();
+  for (Value v : getOperands()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!t.hasStaticShape() || !mirage::checkTensorShape(t.getShape()).ok())
+      return emitOpError("inputs must be statically shaped tensors of rank <= ")
+             << mirage::kMaxRank;
+  }
+  return mirage::block::importBlockGraph(
+      *this, getBody(), getGridDims(), getForloopRange(),
+      getTarget() ? *getTarget() : StringRef(mirage::kDefaultTarget));
+}
+
+#define GET_OP_CLASSES
+#include "Mirage/Dialect/Kernel/IR/KernelOps.cpp.inc"

@@ -1,0 +1,291 @@
+//===- KernelUGraph.cpp - Kernel graphs as compact μGraphs ----------------===//
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Dialect/Block/IR/BlockDialect.h"
+#include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
+#include "Mirage/Semantics/Target.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::kernel;
+
+static Shape shapeOf(Type t) {
+  auto r = cast<RankedTensorType>(t);
+  return Shape(r.getShape().begin(), r.getShape().end());
+}
+
+FailureOr<UGraph> mirage::kernel::importKernelGraph(GraphOp graph) {
+  UGraph g(Level::Kernel);
+  if (graph.getSymName())
+    g.name = graph.getSymName()->str();
+  if (graph.getReference())
+    g.reference = graph.getReference()->str();
+  llvm::DenseMap<Value, int32_t> ids;
+  Block &body = graph.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    std::optional<ElemType> et = toElemType(arg.getType());
+    if (!et)
+      return graph.emitOpError("unsupported element type");
+    int32_t id = g.addInput(shapeOf(arg.getType()), *et);
+    if (id < 0)
+      return graph.emitOpError(g.error);
+    ids[arg] = id;
+  }
+  auto get = [&](Value v) { return ids.lookup(v); };
+  for (Operation &op : body) {
+    if (auto y = dyn_cast<YieldOp>(op)) {
+      for (Value v : y.getValues())
+        g.markOutput(get(v));
+      continue;
+    }
+    int32_t id =
+        llvm::TypeSwitch<Operation *, int32_t>(&op)
+            .Case([&](MatmulOp m) {
+              return g.addMatmul(get(m.getLhs()), get(m.getRhs()));
+            })
+            .Case([&](UnaryOp u) {
+              return g.addUnary(u.getKind(), get(u.getInput()),
+                                u.getScalar() ? u.getScalar()->convertToDouble()
+                                              : 0.0);
+            })
+            .Case([&](BinaryOp b) {
+              return g.addBinary(b.getKind(), get(b.getLhs()), get(b.getRhs()));
+            })
+            .Case([&](ReduceOp r) {
+              return g.addReduce(r.getKind(), get(r.getInput()), r.getDim(),
+                                 r.getSize());
+            })
+            .Case([&](RmsNormOp r) {
+              return g.addRmsNorm(get(r.getInput()),
+                                  r.getWeight() ? get(r.getWeight()) : -1,
+                                  r.getEps().convertToDouble());
+            })
+            .Case([&](ConcatOp c) {
+              return g.addConcat(get(c.getLhs()), get(c.getRhs()), c.getDim());
+            })
+            .Case([&](CustomOp c) {
+              FailureOr<UGraph> b = block::importBlockGraph(
+                  c, c.getBody(), c.getGridDims(), c.getForloopRange(),
+                  c.getTarget() ? *c.getTarget() : StringRef(kDefaultTarget));
+              if (failed(b))
+                return -3;
+              SmallVector<int32_t> operands;
+              for (Value v : c.getInputs())
+                operands.push_back(get(v));
+              return g.addCustom(operands, std::move(*b));
+            })
+            .Default([](Operation *) { return -4; });
+    if (id == -3)
+      return failure();
+    if (id == -4)
+      return op.emitOpError("is not a kernel-graph operator");
+    if (id < 0)
+      return op.emitOpError(g.error);
+    for (auto [i, r] : llvm::enumerate(op.getResults()))
+      ids[r] = id + i;
+  }
+  return g;
+}
+
+//===----------------------------------------------------------------------===//
+// Export
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Emits the ops of one UGraph level into the current block of `b`.
+struct Exporter {
+  OpBuilder &b;
+  Location loc;
+
+  Type tensorType(const UGraph &g, int32_t v) {
+    const UValue &val = g.values[v];
+    Type et = toElemType(b.getContext(), val.type);
+    if (g.level == Level::Thread)
+      return et;
+    return RankedTensorType::get(val.shape, et);
+  }
+  Type toElemType(MLIRContext *ctx, ElemType t) { return toMLIRType(ctx, t); }
+
+  FloatAttr scalarAttr(const UOp &op) {
+    bool needs = op.unaryKind() == UnaryKind::mul_scalar ||
+                 op.unaryKind() == UnaryKind::add_scalar;
+    return needs ? b.getF64FloatAttr(op.scalar) : FloatAttr();
+  }
+
+  template <typename Ops>
+  void emitCommon(const UGraph &g, const UOp &op, SmallVectorImpl<Value> &vals,
+                  SmallVectorImpl<Value> &results) {
+    auto in = [&](unsigned i) { return vals[op.operands[i]]; };
+    Type rt = tensorType(g, op.results[0]);
+    switch (op.kind) {
+    case OpKind::Matmul:
+      results.push_back(
+          Ops::Matmul::create(b, loc, rt, in(0), in(1)).getResult());
+      return;
+    case OpKind::Unary:
+      results.push_back(Ops::Unary::create(b, loc, rt, op.unaryKind(), in(0),
+                                           scalarAttr(op))
+                            .getResult());
+      return;
+    case OpKind::Binary:
+      results.push_back(
+          Ops::Binary::create(b, loc, rt, op.binaryKind(), in(0), in(1))
+              .getResult());
+      return;
+    case OpKind::Reduce:
+      results.push_back(Ops::Reduce::create(b, loc, rt, op.reduceKind(), in(0),
+                                            op.dim, op.size)
+                            .getResult());
+      return;
+    case OpKind::RmsNorm:
+      results.push_back(
+          Ops::RmsNorm::create(b, loc, rt, in(0),
+                               op.operands.size() > 1 ? in(1) : Value(),
+                               b.getF64FloatAttr(op.scalar))
+              .getResult());
+      return;
+    case OpKind::Concat:
+      results.push_back(
+          Ops::Concat::create(b, loc, rt, in(0), in(1), op.dim).getResult());
+      return;
+    default:
+      llvm_unreachable("not a common op");
+    }
+  }
+
+  struct KernelOps {
+    using Matmul = kernel::MatmulOp;
+    using Unary = kernel::UnaryOp;
+    using Binary = kernel::BinaryOp;
+    using Reduce = kernel::ReduceOp;
+    using RmsNorm = kernel::RmsNormOp;
+    using Concat = kernel::ConcatOp;
+  };
+  struct BlockOps {
+    using Matmul = block::MatmulOp;
+    using Unary = block::UnaryOp;
+    using Binary = block::BinaryOp;
+    using Reduce = block::ReduceOp;
+    using RmsNorm = block::RmsNormOp;
+    using Concat = block::ConcatOp;
+  };
+
+  /// Emits the body of `g` into `blk`, whose arguments are g's inputs.
+  void emitBody(const UGraph &g, Block &blk) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&blk);
+    SmallVector<Value> vals(g.values.size());
+    for (auto [i, in] : llvm::enumerate(g.inputs))
+      vals[in] = blk.getArgument(i);
+    for (const UOp &op : g.ops) {
+      SmallVector<Value> results;
+      auto in = [&](unsigned i) { return vals[op.operands[i]]; };
+      if (g.level == Level::Thread) {
+        Type t = tensorType(g, op.results[0]);
+        if (op.kind == OpKind::Unary)
+          results.push_back(thread::UnaryOp::create(b, loc, t, op.unaryKind(),
+                                                    in(0), scalarAttr(op))
+                                .getResult());
+        else
+          results.push_back(thread::BinaryOp::create(b, loc, t,
+                                                     op.binaryKind(), in(0),
+                                                     in(1))
+                                .getResult());
+      } else if (op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph) {
+        const UGraph &body = g.bodies[op.body];
+        SmallVector<Value> operands;
+        SmallVector<Type> types;
+        for (int32_t v : op.operands)
+          operands.push_back(vals[v]);
+        for (int32_t r : op.results)
+          types.push_back(tensorType(g, r));
+        Operation *created;
+        Region *region;
+        if (op.kind == OpKind::Custom) {
+          auto c = kernel::CustomOp::create(
+              b, loc, types, operands,
+              b.getDenseI64ArrayAttr({body.grid[0], body.grid[1], body.grid[2]}),
+              b.getI64IntegerAttr(body.forloopRange),
+              body.target.empty() || body.target == StringRef(kDefaultTarget)
+                  ? StringAttr()
+                  : b.getStringAttr(body.target));
+          created = c;
+          region = &c.getBody();
+        } else {
+          auto t = block::ThreadGraphOp::create(b, loc, types, operands);
+          created = t;
+          region = &t.getBody();
+        }
+        Block *inner = new Block();
+        region->push_back(inner);
+        for (int32_t v : body.inputs)
+          inner->addArgument(tensorType(body, v), loc);
+        emitBody(body, *inner);
+        for (Value r : created->getResults())
+          results.push_back(r);
+      } else if (op.kind == OpKind::InputIterator) {
+        results.push_back(block::InputIteratorOp::create(
+                              b, loc, tensorType(g, op.results[0]), in(0),
+                              b.getDenseI64ArrayAttr(
+                                  {op.map[0], op.map[1], op.map[2]}),
+                              b.getI64IntegerAttr(op.fmap))
+                              .getResult());
+      } else if (op.kind == OpKind::Accum) {
+        results.push_back(
+            block::AccumOp::create(
+                b, loc, tensorType(g, op.results[0]), op.accumKind(), in(0),
+                op.operands.size() > 1 ? in(1) : Value(),
+                op.size ? b.getI64IntegerAttr(op.size) : IntegerAttr())
+                .getResult());
+      } else if (op.kind == OpKind::OutputSaver) {
+        results.push_back(block::OutputSaverOp::create(
+                              b, loc, tensorType(g, op.results[0]), in(0),
+                              b.getDenseI64ArrayAttr(
+                                  {op.map[0], op.map[1], op.map[2]}))
+                              .getResult());
+      } else if (g.level == Level::Kernel) {
+        emitCommon<KernelOps>(g, op, vals, results);
+      } else {
+        emitCommon<BlockOps>(g, op, vals, results);
+      }
+      for (auto [i, r] : llvm::enumerate(op.results))
+        vals[r] = results[i];
+    }
+    SmallVector<Value> outs;
+    for (int32_t o : g.outputs)
+      outs.push_back(vals[o]);
+    switch (g.level) {
+    case Level::Kernel:
+      kernel::YieldOp::create(b, loc, outs);
+      break;
+    case Level::Block:
+      block::YieldOp::create(b, loc, outs);
+      break;
+    case Level::Thread:
+      thread::YieldOp::create(b, loc, outs);
+      break;
+    }
+  }
+};
+} // namespace
+
+GraphOp mirage::kernel::exportKernelGraph(OpBuilder &builder, Location loc,
+                                          const UGraph &g, ValueRange inputs) {
+  Exporter ex{builder, loc};
+  SmallVector<Type> types;
+  for (int32_t o : g.outputs)
+    types.push_back(ex.tensorType(g, o));
+  auto graph = GraphOp::create(
+      builder, loc, types, inputs,
+      g.name.empty() ? StringAttr() : builder.getStringAttr(g.name),
+      g.reference.empty() ? StringAttr() : builder.getStringAttr(g.reference));
+  Block *blk = new Block();
+  graph.getBody().push_back(blk);
+  for (int32_t v : g.inputs)
+    blk->addArgument(ex.tensorType(g, v), loc);
+  ex.emitBody(g, *blk);
+  return graph;
+}

@@ -1,0 +1,264 @@
+//===- ShapeRules.cpp - The one set of μGraph shape rules -----------------===//
+
+#include "Mirage/Semantics/ShapeRules.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mirage;
+using llvm::ArrayRef;
+
+int64_t mirage::numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string mirage::shapeToString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+static std::string str(int64_t v) { return std::to_string(v); }
+
+ShapeResult mirage::checkTensorShape(ArrayRef<int64_t> shape) {
+  if ((int64_t)shape.size() > kMaxRank)
+    return ShapeResult::failure("tensor rank " + str(shape.size()) +
+                                " exceeds the maximum rank " + str(kMaxRank));
+  for (int64_t d : shape)
+    if (d <= 0)
+      return ShapeResult::failure("tensor dims must be static and positive, got " +
+                                  shapeToString(shape));
+  return ShapeResult::success(Shape(shape.begin(), shape.end()));
+}
+
+ShapeResult mirage::matmulShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() < 2 || b.size() < 2)
+    return ShapeResult::failure("matmul operands must have rank >= 2");
+  if (a.size() != b.size())
+    return ShapeResult::failure("matmul operands must have the same rank, got " +
+                                str(a.size()) + " and " + str(b.size()));
+  size_t r = a.size();
+  for (size_t i = 0; i + 2 < r; ++i)
+    if (a[i] != b[i])
+      return ShapeResult::failure("matmul batch dims differ: " + shapeToString(a) +
+                                  " vs " + shapeToString(b));
+  if (a[r - 1] != b[r - 2])
+    return ShapeResult::failure("matmul contraction dims differ: " + str(a[r - 1]) +
+                                " vs " + str(b[r - 2]));
+  Shape out(a.begin(), a.end());
+  out[r - 1] = b[r - 1];
+  return ShapeResult::success(out);
+}
+
+ShapeResult mirage::broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return ShapeResult::failure("operands of an element-wise op must have the "
+                                "same rank, got " +
+                                str(a.size()) + " and " + str(b.size()));
+  Shape out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
+      return ShapeResult::failure("shapes " + shapeToString(a) + " and " +
+                                  shapeToString(b) + " do not broadcast");
+    out.push_back(std::max(a[i], b[i]));
+  }
+  return ShapeResult::success(out);
+}
+
+ShapeResult mirage::reduceShape(ArrayRef<int64_t> x, int64_t dim, int64_t size) {
+  if (dim < 0 || dim >= (int64_t)x.size())
+    return ShapeResult::failure("reduction dim " + str(dim) +
+                                " out of range for rank " + str(x.size()));
+  if (size <= 0 || x[dim] % size != 0)
+    return ShapeResult::failure("reduction size " + str(size) +
+                                " does not divide extent " + str(x[dim]));
+  Shape out(x.begin(), x.end());
+  out[dim] = size;
+  return ShapeResult::success(out);
+}
+
+ShapeResult mirage::concatShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                                int64_t dim) {
+  if (a.size() != b.size())
+    return ShapeResult::failure("concat operands must have the same rank");
+  if (dim < 0 || dim >= (int64_t)a.size())
+    return ShapeResult::failure("concat dim " + str(dim) +
+                                " out of range for rank " + str(a.size()));
+  for (size_t i = 0; i < a.size(); ++i)
+    if ((int64_t)i != dim && a[i] != b[i])
+      return ShapeResult::failure("concat operands differ in dim " + str(i) +
+                                  ": " + shapeToString(a) + " vs " +
+                                  shapeToString(b));
+  Shape out(a.begin(), a.end());
+  out[dim] += b[dim];
+  return ShapeResult::success(out);
+}
+
+ShapeResult mirage::rmsNormShape(ArrayRef<int64_t> x, ArrayRef<int64_t> gamma,
+                                 bool hasGamma) {
+  if (x.empty())
+    return ShapeResult::failure("rms_norm needs an operand of rank >= 1");
+  if (!hasGamma)
+    return ShapeResult::success(Shape(x.begin(), x.end()));
+  ShapeResult r = broadcastShape(x, gamma);
+  if (!r.ok())
+    return ShapeResult::failure("rms_norm weight: " + r.error);
+  if (r.shape != Shape(x.begin(), x.end()))
+    return ShapeResult::failure("rms_norm weight " + shapeToString(gamma) +
+                                " must broadcast to the operand shape " +
+                                shapeToString(x));
+  return r;
+}
+
+std::string mirage::checkGrid(const GridDims &grid, int64_t forloopRange) {
+  int64_t blocks = 1;
+  for (int64_t g : grid) {
+    if (g < 1)
+      return "grid dims must be positive";
+    blocks *= g;
+  }
+  if (blocks > kMaxBlocks)
+    return "grid has " + str(blocks) + " blocks, more than the maximum " +
+           str(kMaxBlocks);
+  if (forloopRange < 1)
+    return "for-loop range must be positive";
+  return "";
+}
+
+std::string mirage::checkAxisMap(const AxisMap &map, int64_t rank,
+                                 llvm::StringRef what) {
+  static const char *axes[] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    if (map[a] < -1 || map[a] >= rank)
+      return what.str() + " maps grid axis " + axes[a] + " to dim " +
+             str(map[a]) + ", out of range for rank " + str(rank);
+    for (int b = 0; b < a; ++b)
+      if (map[a] >= 0 && map[a] == map[b])
+        return what.str() + " maps grid axes " + axes[b] + " and " + axes[a] +
+               " to the same dim " + str(map[a]);
+  }
+  return "";
+}
+
+ShapeResult mirage::iteratorTileShape(ArrayRef<int64_t> tensor,
+                                      const GridDims &grid, int64_t forloopRange,
+                                      const AxisMap &imap, int64_t fmap) {
+  static const char *axes[] = {"x", "y", "z"};
+  int64_t rank = tensor.size();
+  std::string err = checkAxisMap(imap, rank, "imap");
+  if (!err.empty())
+    return ShapeResult::failure(err);
+  if (fmap < -1 || fmap >= rank)
+    return ShapeResult::failure("fmap dim " + str(fmap) +
+                                " out of range for rank " + str(rank));
+  Shape tile(tensor.begin(), tensor.end());
+  for (int a = 0; a < 3; ++a) {
+    if (imap[a] < 0)
+      continue;
+    int64_t d = imap[a];
+    if (tile[d] % grid[a] != 0)
+      return ShapeResult::failure(
+          "imap: grid axis " + std::string(axes[a]) + " of extent " +
+          str(grid[a]) + " does not divide dim " + str(d) + " of extent " +
+          str(tile[d]));
+    tile[d] /= grid[a];
+  }
+  if (fmap >= 0) {
+    if (tile[fmap] % forloopRange != 0)
+      return ShapeResult::failure("fmap: for-loop range " + str(forloopRange) +
+                                  " does not divide dim " + str(fmap) +
+                                  " of per-block extent " + str(tile[fmap]));
+    tile[fmap] /= forloopRange;
+  }
+  return ShapeResult::success(tile);
+}
+
+Shape mirage::iteratorTileOffset(ArrayRef<int64_t> tile,
+                                 const GridDims &blockIdx, int64_t iter,
+                                 int64_t forloopRange, const AxisMap &imap,
+                                 int64_t fmap) {
+  // Per dim: the chunk index is block-outer, iteration-inner.
+  Shape chunk(tile.size(), 0);
+  for (int a = 0; a < 3; ++a)
+    if (imap[a] >= 0)
+      chunk[imap[a]] = blockIdx[a];
+  if (fmap >= 0)
+    chunk[fmap] = chunk[fmap] * forloopRange + iter;
+  Shape off(tile.size(), 0);
+  for (size_t d = 0; d < tile.size(); ++d)
+    off[d] = chunk[d] * tile[d];
+  return off;
+}
+
+ShapeResult mirage::saverOutputShape(ArrayRef<int64_t> tile,
+                                     const GridDims &grid, const AxisMap &omap) {
+  static const char *axes[] = {"x", "y", "z"};
+  std::string err = checkAxisMap(omap, tile.size(), "omap");
+  if (!err.empty())
+    return ShapeResult::failure(err);
+  Shape out(tile.begin(), tile.end());
+  for (int a = 0; a < 3; ++a) {
+    if (omap[a] < 0) {
+      if (grid[a] > 1)
+        return ShapeResult::failure(
+            "omap replicates grid axis " + std::string(axes[a]) + " of extent " +
+            str(grid[a]) + ": blocks would write overlapping regions");
+      continue;
+    }
+    out[omap[a]] *= grid[a];
+  }
+  return ShapeResult::success(out);
+}
+
+Shape mirage::saverTileOffset(ArrayRef<int64_t> tile, const GridDims &blockIdx,
+                              const AxisMap &omap) {
+  Shape off(tile.size(), 0);
+  for (int a = 0; a < 3; ++a)
+    if (omap[a] >= 0)
+      off[omap[a]] = blockIdx[a] * tile[omap[a]];
+  return off;
+}
+
+ShapeResult mirage::accumShape(AccumKind kind, ArrayRef<int64_t> x,
+                               int64_t size, bool hasRescale,
+                               ArrayRef<int64_t> rescale) {
+  if (x.empty())
+    return ShapeResult::failure("accumulator operand must have rank >= 1");
+  Shape out(x.begin(), x.end());
+  // `size` is 0 when the accumulator carries none.
+  switch (kind) {
+  case AccumKind::sum:
+  case AccumKind::max:
+    if (size != 0)
+      return ShapeResult::failure("accumulator '" +
+                                  stringifyAccumKind(kind).str() +
+                                  "' does not reduce, so it takes no size");
+    break;
+  case AccumKind::sum_last:
+  case AccumKind::mean_last:
+  case AccumKind::rms_last: {
+    ShapeResult r = reduceShape(x, x.size() - 1, size == 0 ? 1 : size);
+    if (!r.ok())
+      return ShapeResult::failure("accumulator: " + r.error);
+    out = r.shape;
+    break;
+  }
+  }
+  if (hasRescale) {
+    if (kind != AccumKind::sum && kind != AccumKind::sum_last)
+      return ShapeResult::failure("only 'sum' and 'sum_last' accumulators take a "
+                                  "rescale operand");
+    ShapeResult r = broadcastShape(out, rescale);
+    if (!r.ok() || r.shape != out)
+      return ShapeResult::failure("rescale operand " + shapeToString(rescale) +
+                                  " must broadcast to the accumulator shape " +
+                                  shapeToString(out));
+  }
+  return ShapeResult::success(out);
+}

@@ -1,0 +1,83 @@
+//===- CompareGraphs.cpp - Compare graphs with their references -----------===//
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/RandomInputs.h"
+#include "Mirage/Transforms/Passes.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGECOMPARE
+#include "Mirage/Transforms/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+
+namespace {
+struct ComparePass : mirage::impl::MirageCompareBase<ComparePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    llvm::StringMap<kernel::GraphOp> byName;
+    SmallVector<kernel::GraphOp> withReference;
+    bool ok = true;
+    getOperation().walk([&](kernel::GraphOp op) {
+      if (op.getSymName() &&
+          !byName.try_emplace(*op.getSymName(), op).second) {
+        op.emitError("duplicate graph name '") << *op.getSymName() << "'";
+        ok = false;
+      }
+      if (op.getReference())
+        withReference.push_back(op);
+    });
+    for (kernel::GraphOp op : withReference) {
+      auto it = byName.find(*op.getReference());
+      if (it == byName.end()) {
+        op.emitError("reference graph '") << *op.getReference()
+                                          << "' not found";
+        ok = false;
+        continue;
+      }
+      ok &= succeeded(compare(op, it->second));
+    }
+    if (!ok)
+      signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  LogicalResult compare(kernel::GraphOp candOp, kernel::GraphOp refOp) {
+    if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
+        candOp.getResultTypes() != refOp.getResultTypes())
+      return candOp.emitError("signature differs from reference '")
+             << *candOp.getReference() << "'";
+    FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
+    FailureOr<UGraph> ref = kernel::importKernelGraph(refOp);
+    if (failed(cand) || failed(ref))
+      return failure();
+    Float64Semantics sem;
+    Evaluator<Float64Semantics> eval(sem);
+    double worst = 0;
+    for (unsigned t = 0; t < trials; ++t) {
+      auto inputs = randomInputs(*ref, seed + t);
+      auto a = eval.run(*cand, inputs);
+      auto b = eval.run(*ref, inputs);
+      for (size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, maxRelativeError(a[i], b[i]));
+    }
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << "graph '" << candOp.getSymName().value_or("<unnamed>") << "' "
+       << (worst <= tolerance ? "matches" : "differs from") << " reference '"
+       << *candOp.getReference() << "': max relative error "
+       << llvm::format("%.3g", worst) << " over " << trials << " trials";
+    if (worst <= tolerance) { // NaN compares false: reported as an error
+      mlir::emitRemark(candOp.getLoc(), msg);
+      return success();
+    }
+    return candOp.emitError(msg);
+  }
+};
+} // namespace
