@@ -24,6 +24,9 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.mirage_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("mirage-opt", unresolved="fatal"),
+    ToolSubst("FileCheck", unresolved="fatal"),
+    ToolSubst("not", unresolved="fatal"),
+    ToolSubst("count", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="ignore"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]
