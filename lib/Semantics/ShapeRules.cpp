@@ -3,14 +3,20 @@
 #include "Mirage/Semantics/ShapeRules.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mirage;
 using llvm::ArrayRef;
 
 int64_t mirage::numElements(ArrayRef<int64_t> shape) {
+  // Saturates instead of overflowing, so that absurd shapes in unverified
+  // input still compare as too large rather than wrapping around.
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (llvm::MulOverflow(n, d, n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -19,7 +25,9 @@ std::string mirage::shapeToString(ArrayRef<int64_t> shape) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       s += ", ";
-    s += std::to_string(shape[i]);
+    // Dynamic extents (ShapedType::kDynamic) print as in MLIR types.
+    s += shape[i] == std::numeric_limits<int64_t>::min() ? "?"
+                                                          : std::to_string(shape[i]);
   }
   return s + "]";
 }
@@ -75,7 +83,10 @@ ShapeResult mirage::reduceShape(ArrayRef<int64_t> x, int64_t dim, int64_t size) 
   if (dim < 0 || dim >= (int64_t)x.size())
     return ShapeResult::failure("reduction dim " + str(dim) +
                                 " out of range for rank " + str(x.size()));
-  if (size <= 0 || x[dim] % size != 0)
+  if (size <= 0)
+    return ShapeResult::failure("reduction size " + str(size) +
+                                " must be positive");
+  if (x[dim] % size != 0)
     return ShapeResult::failure("reduction size " + str(size) +
                                 " does not divide extent " + str(x[dim]));
   Shape out(x.begin(), x.end());
@@ -117,17 +128,20 @@ ShapeResult mirage::rmsNormShape(ArrayRef<int64_t> x, ArrayRef<int64_t> gamma,
 }
 
 std::string mirage::checkGrid(const GridDims &grid, int64_t forloopRange) {
+  for (int64_t g : grid)
+    if (g < 1)
+      return "grid dims must be positive, got " + shapeToString(grid);
+  // Every extent is >= 1, so the running product only grows; stop before it
+  // can overflow.
   int64_t blocks = 1;
   for (int64_t g : grid) {
-    if (g < 1)
-      return "grid dims must be positive";
+    if (g > kMaxBlocks || blocks * g > kMaxBlocks)
+      return "grid " + shapeToString(grid) + " has more than the maximum " +
+             str(kMaxBlocks) + " blocks";
     blocks *= g;
   }
-  if (blocks > kMaxBlocks)
-    return "grid has " + str(blocks) + " blocks, more than the maximum " +
-           str(kMaxBlocks);
   if (forloopRange < 1)
-    return "for-loop range must be positive";
+    return "for-loop range must be positive, got " + str(forloopRange);
   return "";
 }
 

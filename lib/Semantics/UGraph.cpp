@@ -12,6 +12,9 @@
 #include "Mirage/Semantics/UGraph.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mirage;
 
@@ -363,6 +366,9 @@ int32_t UGraph::addCustom(llvm::ArrayRef<int32_t> operands, UGraph body) {
     if (values[operands[i]].shape != body.values[body.inputs[i]].shape)
       return fail("operand #" + std::to_string(i) +
                   " does not match the block graph's input shape");
+    if (values[operands[i]].type != body.values[body.inputs[i]].type)
+      return fail("operand #" + std::to_string(i) +
+                  " does not match the block graph's input element type");
   }
   std::string err = verifyUGraphOutputs(body);
   if (!err.empty())
@@ -420,9 +426,14 @@ int64_t mirage::sharedMemoryBytes(const UGraph &block) {
   for (const UOp &op : block.ops) {
     if (op.kind == OpKind::OutputSaver)
       continue;
-    for (int32_t r : op.results)
-      bytes += numElements(block.values[r].shape) *
-               elemTypeBytes(block.values[r].type);
+    for (int32_t r : op.results) {
+      // Saturate: an absurd tile must read as too large, never wrap around.
+      int64_t tile;
+      if (llvm::MulOverflow(numElements(block.values[r].shape),
+                            elemTypeBytes(block.values[r].type), tile) ||
+          llvm::AddOverflow(bytes, tile, bytes))
+        return std::numeric_limits<int64_t>::max();
+    }
   }
   return bytes;
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace mirage;
 
 TEST(ShapeRules, MatmulBatched) {
@@ -55,6 +57,25 @@ TEST(ShapeRules, SaverNeedsDisjointRegions) {
 TEST(ShapeRules, GridLimit) {
   EXPECT_TRUE(checkGrid({64, 64, 1}, 1).empty());
   EXPECT_FALSE(checkGrid({64, 64, 2}, 1).empty());
+}
+
+TEST(ShapeRules, GridBlockCountDoesNotOverflow) {
+  // 2^32 · 2^32 wraps to 0 in int64 arithmetic.
+  int64_t big = int64_t(1) << 32;
+  EXPECT_FALSE(checkGrid({big, big, 1}, 1).empty());
+  EXPECT_FALSE(checkGrid({0, 1, 1}, 1).empty());
+  EXPECT_FALSE(checkGrid({1, 1, 1}, 0).empty());
+}
+
+TEST(ShapeRules, ReduceSizeMustBePositive) {
+  ShapeResult r = reduceShape({8, 64}, 1, 0);
+  EXPECT_EQ(r.error, "reduction size 0 must be positive");
+}
+
+TEST(ShapeRules, NumElementsSaturates) {
+  int64_t big = int64_t(1) << 32;
+  EXPECT_EQ(numElements({big, big}), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(numElements({4, 16}), 64);
 }
 
 TEST(ShapeRules, AccumShapes) {

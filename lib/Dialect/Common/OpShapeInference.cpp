@@ -32,3 +32,12 @@ LogicalResult mirage::verifyUnaryScalar(Operation *op, UnaryKind kind,
                                 << "' takes no scalar";
   return success();
 }
+
+LogicalResult mirage::verifyRmsNormWeight(Operation *op, Value input,
+                                          Value weight) {
+  if (weight &&
+      getElementTypeOrSelf(weight.getType()) != getElementTypeOrSelf(input.getType()))
+    return op->emitOpError("weight must have the element type ")
+           << getElementTypeOrSelf(input.getType()) << " of the operand";
+  return success();
+}

@@ -77,6 +77,7 @@ class Mirage_RmsNormBase<Dialect d, list<Trait> traits = []>
     $input (`weight` $weight^)? (`eps` `(` $eps^ `)`)? attr-dict `:` type($input)
     (`,` type($weight)^)? `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 class Mirage_ConcatBase<Dialect d, list<Trait> traits = []>

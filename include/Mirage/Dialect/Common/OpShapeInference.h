@@ -27,6 +27,10 @@ llvm::LogicalResult
 emitInferred(std::optional<mlir::Location> loc, const ShapeResult &r,
              mlir::Type elem, llvm::SmallVectorImpl<mlir::Type> &out);
 
+/// Verifies that an rms_norm weight (if any) has the operand's element type.
+llvm::LogicalResult verifyRmsNormWeight(mlir::Operation *op, mlir::Value input,
+                                        mlir::Value weight);
+
 /// Verifies a unary op's scalar: present exactly for mul_scalar/add_scalar.
 llvm::LogicalResult verifyUnaryScalar(mlir::Operation *op, UnaryKind kind,
                                       bool hasScalar);
@@ -125,6 +129,10 @@ llvm::LogicalResult inferConcatTypes(std::optional<mlir::Location> loc,
       mlir::MLIRContext *, std::optional<mlir::Location> loc, Adaptor a,       \
       llvm::SmallVectorImpl<mlir::Type> &out) {                                \
     return ::mirage::inferConcatTypes(loc, a, out);                            \
+  }                                                                            \
+  llvm::LogicalResult NS::RmsNormOp::verify() {                                \
+    return ::mirage::verifyRmsNormWeight(getOperation(), getInput(),          \
+                                         getWeight());                        \
   }                                                                            \
   llvm::LogicalResult NS::UnaryOp::verify() {                                  \
     return ::mirage::verifyUnaryScalar(getOperation(), getKind(),              \

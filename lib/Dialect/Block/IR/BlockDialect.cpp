@@ -92,7 +92,19 @@ LogicalResult AccumOp::inferReturnTypes(MLIRContext *,
       getElementTypeOrSelf(a.getInput().getType()), out);
 }
 
-LogicalResult AccumOp::verify() { return verifyInsideBlockGraph(*this); }
+LogicalResult AccumOp::verify() {
+  if (failed(verifyInsideBlockGraph(*this)))
+    return failure();
+  // A zero size would read as "none given" in the UGraph.
+  if (getSize() && static_cast<int64_t>(*getSize()) <= 0)
+    return emitOpError("size must be positive, got ")
+           << static_cast<int64_t>(*getSize());
+  if (getRescale() && getElementTypeOrSelf(getRescale().getType()) !=
+                          getElementTypeOrSelf(getInput().getType()))
+    return emitOpError("rescale must have the element type ")
+           << getElementTypeOrSelf(getInput().getType()) << " of the operand";
+  return success();
+}
 LogicalResult YieldOp::verify() { return verifyInsideBlockGraph(*this); }
 
 LogicalResult ThreadGraphOp::verifyRegions() {
@@ -101,9 +113,25 @@ LogicalResult ThreadGraphOp::verifyRegions() {
     return emitOpError("body has ")
            << body.getNumArguments() << " arguments but the op has "
            << getInputs().size() << " inputs";
+  if (getInputs().empty())
+    return emitOpError("must have at least one input");
+  if (getResults().empty())
+    return emitOpError("must have at least one result");
+  // Thread operators have no conversions, so one element type serves all.
+  Type elem = getElementTypeOrSelf(getInputs()[0].getType());
+  for (auto [i, v] : llvm::enumerate(getOperands()))
+    if (getElementTypeOrSelf(v.getType()) != elem)
+      return emitOpError("input #")
+             << i << " must have the element type " << elem << " of input #0";
+  for (auto [i, v] : llvm::enumerate(getResults()))
+    if (getElementTypeOrSelf(v.getType()) != elem)
+      return emitOpError("result #")
+             << i << " must have the element type " << elem << " of the inputs";
   mirage::Shape shape;
   for (auto [i, in] : llvm::enumerate(getInputs())) {
     auto t = cast<RankedTensorType>(in.getType());
+    if (!t.hasStaticShape())
+      return emitOpError("input #") << i << " must be statically shaped";
     if (body.getArgument(i).getType() != t.getElementType())
       return emitOpError("body argument #")
              << i << " must be the element type " << t.getElementType()
@@ -133,7 +161,7 @@ LogicalResult ThreadGraphOp::verifyRegions() {
     if (yield.getValues()[i].getType() != t.getElementType())
       return emitOpError("yielded value #")
              << i << " must have the element type of result #" << i;
-    if (getInputs().empty() || t.getShape() != ArrayRef<int64_t>(shape))
+    if (t.getShape() != ArrayRef<int64_t>(shape))
       return emitOpError("result #")
              << i << " must have the broadcast shape of the inputs "
              << mirage::shapeToString(shape);

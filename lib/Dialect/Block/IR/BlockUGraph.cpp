@@ -1,10 +1,12 @@
 //===- BlockUGraph.cpp - Block graphs as compact μGraphs ------------------===//
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Dialect/Block/IR/BlockDialect.h"
+#include "Mirage/Dialect/Common/SharedOpsUGraph.h"
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
 #include "Mirage/Semantics/Target.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -52,6 +54,10 @@ static FailureOr<UGraph> importThreadBody(ThreadGraphOp tg) {
   for (BlockArgument arg : body.getArguments())
     ids[arg] = g.addInput(Shape(), *toElemType(arg.getType()));
   for (Operation &op : body) {
+    for (auto [i, v] : llvm::enumerate(op.getOperands()))
+      if (!ids.count(v))
+        return op.emitOpError("operand #")
+               << i << " is used before it is defined";
     int32_t id = -2;
     if (auto u = dyn_cast<thread::UnaryOp>(op))
       id = g.addUnary(u.getKind(), ids.lookup(u.getInput()),
@@ -111,34 +117,20 @@ FailureOr<UGraph> mirage::block::importBlockGraph(Operation *owner,
   for (Operation &op : block) {
     if (op.getDialect() != blockDialect)
       return op.emitOpError("is not a block-graph operator");
+    // The region verifier runs before dominance is checked, so a use before
+    // the definition must be caught here rather than read as value 0.
+    for (auto [i, v] : llvm::enumerate(op.getOperands()))
+      if (!ids.count(v))
+        return op.emitOpError("operand #")
+               << i << " is used before it is defined";
+    std::optional<int32_t> shared =
+        importSharedOp<SharedOps>(g, &op, get);
     int32_t id =
-        llvm::TypeSwitch<Operation *, int32_t>(&op)
+        shared ? *shared
+        : llvm::TypeSwitch<Operation *, int32_t>(&op)
             .Case([&](InputIteratorOp it) {
               return g.addInputIterator(get(it.getInput()), it.getAxisMap(),
                                         it.getFmap());
-            })
-            .Case([&](MatmulOp m) {
-              return g.addMatmul(get(m.getLhs()), get(m.getRhs()));
-            })
-            .Case([&](UnaryOp u) {
-              return g.addUnary(u.getKind(), get(u.getInput()),
-                                u.getScalar() ? u.getScalar()->convertToDouble()
-                                              : 0.0);
-            })
-            .Case([&](BinaryOp b) {
-              return g.addBinary(b.getKind(), get(b.getLhs()), get(b.getRhs()));
-            })
-            .Case([&](ReduceOp r) {
-              return g.addReduce(r.getKind(), get(r.getInput()), r.getDim(),
-                                 r.getSize());
-            })
-            .Case([&](RmsNormOp r) {
-              return g.addRmsNorm(get(r.getInput()),
-                                  r.getWeight() ? get(r.getWeight()) : -1,
-                                  r.getEps().convertToDouble());
-            })
-            .Case([&](ConcatOp c) {
-              return g.addConcat(get(c.getLhs()), get(c.getRhs()), c.getDim());
             })
             .Case([&](AccumOp a) {
               return g.addAccum(a.getKind(), get(a.getInput()),
@@ -170,14 +162,23 @@ FailureOr<UGraph> mirage::block::importBlockGraph(Operation *owner,
       return op.emitOpError(g.error);
     if (isa<YieldOp>(op))
       continue;
+    StringRef implied = isa<InputIteratorOp>(op)
+                            ? "the grid, for-loop range, imap and fmap"
+                        : isa<OutputSaverOp>(op) ? "the grid and omap"
+                                                 : "the operands";
     for (auto [i, r] : llvm::enumerate(op.getResults())) {
       ids[r] = id + i;
-      if (shapeOf(r.getType()) != g.values[id + i].shape)
+      const UValue &val = g.values[id + i];
+      if (shapeOf(r.getType()) != val.shape)
         return op.emitOpError("result shape ")
                << shapeToString(shapeOf(r.getType()))
-               << " does not match the shape "
-               << shapeToString(g.values[id + i].shape)
-               << " implied by the grid, for-loop range and maps";
+               << " does not match the shape " << shapeToString(val.shape)
+               << " implied by " << implied;
+      if (toElemType(r.getType()) != val.type)
+        return op.emitOpError("result element type ")
+               << getElementTypeOrSelf(r.getType())
+               << " does not match the operand element type "
+               << toMLIRType(op.getContext(), val.type);
     }
   }
   if (!yield)
@@ -192,6 +193,15 @@ FailureOr<UGraph> mirage::block::importBlockGraph(Operation *owner,
              << i << " must have the type of kernel result #" << i;
     g.markOutput(get(v));
   }
+  // Report an unyielded saver at the saver itself.
+  llvm::SmallPtrSet<Operation *, 8> yielded;
+  for (Value v : yield.getValues())
+    if (Operation *def = v.getDefiningOp())
+      yielded.insert(def);
+  for (OutputSaverOp s : block.getOps<OutputSaverOp>())
+    if (!yielded.contains(s))
+      return s.emitOpError(
+          "result must be yielded by the block graph's 'mirage_block.yield'");
   std::string err = verifyUGraphOutputs(g);
   if (!err.empty())
     return yield.emitOpError(err);

@@ -30,9 +30,11 @@ LogicalResult GraphOp::verifyRegions() {
       return emitOpError("body argument #")
              << i << " must have the type of input #" << i;
   Dialect *kernelDialect = getContext()->getLoadedDialect("mirage_kernel");
-  for (Operation &op : body)
-    if (op.getDialect() != kernelDialect)
+  for (Operation &op : body) {
+    // Kernel graphs do not nest: a graph is the unit of search and checking.
+    if (op.getDialect() != kernelDialect || isa<GraphOp>(op))
       return op.emitOpError("is not a kernel-graph operator");
+  }
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return emitOpError("body must end with 'mirage_kernel.yield'");
@@ -74,11 +76,11 @@ LogicalResult CustomOp::verifyRegions() {
   if (getGrid().size() != 3)
     return emitOpError("grid must have three dims (x, y, z), got ")
            << getGrid().size();
-  for (Value v : getOperands()) {
+  for (auto [i, v] : llvm::enumerate(getOperands())) {
     auto t = cast<RankedTensorType>(v.getType());
-    if (!t.hasStaticShape() || !mirage::checkTensorShape(t.getShape()).ok())
-      return emitOpError("inputs must be statically shaped tensors of rank <= ")
-             << mirage::kMaxRank;
+    mirage::ShapeResult r = mirage::checkTensorShape(t.getShape());
+    if (!r.ok())
+      return emitOpError("input #") << i << ": " << r.error;
   }
   return mirage::block::importBlockGraph(
       *this, getBody(), getGridDims(), getForloopRange(),

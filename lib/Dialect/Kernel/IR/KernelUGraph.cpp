@@ -2,6 +2,7 @@
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 #include "Mirage/Dialect/Block/IR/BlockDialect.h"
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Dialect/Common/SharedOpsUGraph.h"
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
 #include "Mirage/Semantics/Target.h"
 
@@ -41,31 +42,10 @@ FailureOr<UGraph> mirage::kernel::importKernelGraph(GraphOp graph) {
         g.markOutput(get(v));
       continue;
     }
+    std::optional<int32_t> shared = importSharedOp<SharedOps>(g, &op, get);
     int32_t id =
-        llvm::TypeSwitch<Operation *, int32_t>(&op)
-            .Case([&](MatmulOp m) {
-              return g.addMatmul(get(m.getLhs()), get(m.getRhs()));
-            })
-            .Case([&](UnaryOp u) {
-              return g.addUnary(u.getKind(), get(u.getInput()),
-                                u.getScalar() ? u.getScalar()->convertToDouble()
-                                              : 0.0);
-            })
-            .Case([&](BinaryOp b) {
-              return g.addBinary(b.getKind(), get(b.getLhs()), get(b.getRhs()));
-            })
-            .Case([&](ReduceOp r) {
-              return g.addReduce(r.getKind(), get(r.getInput()), r.getDim(),
-                                 r.getSize());
-            })
-            .Case([&](RmsNormOp r) {
-              return g.addRmsNorm(get(r.getInput()),
-                                  r.getWeight() ? get(r.getWeight()) : -1,
-                                  r.getEps().convertToDouble());
-            })
-            .Case([&](ConcatOp c) {
-              return g.addConcat(get(c.getLhs()), get(c.getRhs()), c.getDim());
-            })
+        shared ? *shared
+        : llvm::TypeSwitch<Operation *, int32_t>(&op)
             .Case([&](CustomOp c) {
               FailureOr<UGraph> b = block::importBlockGraph(
                   c, c.getBody(), c.getGridDims(), c.getForloopRange(),
@@ -102,76 +82,11 @@ struct Exporter {
 
   Type tensorType(const UGraph &g, int32_t v) {
     const UValue &val = g.values[v];
-    Type et = toElemType(b.getContext(), val.type);
+    Type et = toMLIRType(b.getContext(), val.type);
     if (g.level == Level::Thread)
       return et;
     return RankedTensorType::get(val.shape, et);
   }
-  Type toElemType(MLIRContext *ctx, ElemType t) { return toMLIRType(ctx, t); }
-
-  FloatAttr scalarAttr(const UOp &op) {
-    bool needs = op.unaryKind() == UnaryKind::mul_scalar ||
-                 op.unaryKind() == UnaryKind::add_scalar;
-    return needs ? b.getF64FloatAttr(op.scalar) : FloatAttr();
-  }
-
-  template <typename Ops>
-  void emitCommon(const UGraph &g, const UOp &op, SmallVectorImpl<Value> &vals,
-                  SmallVectorImpl<Value> &results) {
-    auto in = [&](unsigned i) { return vals[op.operands[i]]; };
-    Type rt = tensorType(g, op.results[0]);
-    switch (op.kind) {
-    case OpKind::Matmul:
-      results.push_back(
-          Ops::Matmul::create(b, loc, rt, in(0), in(1)).getResult());
-      return;
-    case OpKind::Unary:
-      results.push_back(Ops::Unary::create(b, loc, rt, op.unaryKind(), in(0),
-                                           scalarAttr(op))
-                            .getResult());
-      return;
-    case OpKind::Binary:
-      results.push_back(
-          Ops::Binary::create(b, loc, rt, op.binaryKind(), in(0), in(1))
-              .getResult());
-      return;
-    case OpKind::Reduce:
-      results.push_back(Ops::Reduce::create(b, loc, rt, op.reduceKind(), in(0),
-                                            op.dim, op.size)
-                            .getResult());
-      return;
-    case OpKind::RmsNorm:
-      results.push_back(
-          Ops::RmsNorm::create(b, loc, rt, in(0),
-                               op.operands.size() > 1 ? in(1) : Value(),
-                               b.getF64FloatAttr(op.scalar))
-              .getResult());
-      return;
-    case OpKind::Concat:
-      results.push_back(
-          Ops::Concat::create(b, loc, rt, in(0), in(1), op.dim).getResult());
-      return;
-    default:
-      llvm_unreachable("not a common op");
-    }
-  }
-
-  struct KernelOps {
-    using Matmul = kernel::MatmulOp;
-    using Unary = kernel::UnaryOp;
-    using Binary = kernel::BinaryOp;
-    using Reduce = kernel::ReduceOp;
-    using RmsNorm = kernel::RmsNormOp;
-    using Concat = kernel::ConcatOp;
-  };
-  struct BlockOps {
-    using Matmul = block::MatmulOp;
-    using Unary = block::UnaryOp;
-    using Binary = block::BinaryOp;
-    using Reduce = block::ReduceOp;
-    using RmsNorm = block::RmsNormOp;
-    using Concat = block::ConcatOp;
-  };
 
   /// Emits the body of `g` into `blk`, whose arguments are g's inputs.
   void emitBody(const UGraph &g, Block &blk) {
@@ -187,7 +102,8 @@ struct Exporter {
         Type t = tensorType(g, op.results[0]);
         if (op.kind == OpKind::Unary)
           results.push_back(thread::UnaryOp::create(b, loc, t, op.unaryKind(),
-                                                    in(0), scalarAttr(op))
+                                                    in(0),
+                                                    unaryScalarAttr(b, op))
                                 .getResult());
         else
           results.push_back(thread::BinaryOp::create(b, loc, t,
@@ -246,10 +162,12 @@ struct Exporter {
                               b.getDenseI64ArrayAttr(
                                   {op.map[0], op.map[1], op.map[2]}))
                               .getResult());
-      } else if (g.level == Level::Kernel) {
-        emitCommon<KernelOps>(g, op, vals, results);
       } else {
-        emitCommon<BlockOps>(g, op, vals, results);
+        Type t = tensorType(g, op.results[0]);
+        results.push_back(
+            g.level == Level::Kernel
+                ? exportSharedOp<kernel::SharedOps>(b, loc, op, t, in)
+                : exportSharedOp<block::SharedOps>(b, loc, op, t, in));
       }
       for (auto [i, r] : llvm::enumerate(op.results))
         vals[r] = results[i];

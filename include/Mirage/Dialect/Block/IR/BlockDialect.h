@@ -19,4 +19,17 @@
 #define GET_OP_CLASSES
 #include "Mirage/Dialect/Block/IR/BlockOps.h.inc"
 
+namespace mirage::block {
+/// This dialect's instances of the op classes shared by the kernel and block
+/// levels (MirageOpBases.td), for code written once over both.
+struct SharedOps {
+  using Matmul = MatmulOp;
+  using Unary = UnaryOp;
+  using Binary = BinaryOp;
+  using Reduce = ReduceOp;
+  using RmsNorm = RmsNormOp;
+  using Concat = ConcatOp;
+};
+} // namespace mirage::block
+
 #endif // MIRAGE_DIALECT_BLOCK_IR_BLOCKDIALECT_H

@@ -19,4 +19,17 @@
 #define GET_OP_CLASSES
 #include "Mirage/Dialect/Kernel/IR/KernelOps.h.inc"
 
+namespace mirage::kernel {
+/// This dialect's instances of the op classes shared by the kernel and block
+/// levels (MirageOpBases.td), for code written once over both.
+struct SharedOps {
+  using Matmul = MatmulOp;
+  using Unary = UnaryOp;
+  using Binary = BinaryOp;
+  using Reduce = ReduceOp;
+  using RmsNorm = RmsNormOp;
+  using Concat = ConcatOp;
+};
+} // namespace mirage::kernel
+
 #endif // MIRAGE_DIALECT_KERNEL_IR_KERNELDIALECT_H

@@ -1,0 +1,336 @@
+//===- UGraphTest.cpp - Tests of the compact μGraph builders --------------===//
+//
+// The builders are the one statement of the block-graph phase rules (only
+// iterators read device tensors; accumulators turn in-loop into after-loop
+// values; savers take after-loop values; no operator mixes phases) and
+// verifyUGraphOutputs checks what they cannot. Each rule is tested by one
+// violation, with the message the MLIR verifier shows to users.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/UGraph.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace mirage;
+
+namespace {
+
+/// A block graph over X [4, 64] and W [64, 32] on grid [4, 1, 1] with four
+/// iterations, ready for operators to be added.
+struct BlockFixture {
+  UGraph b{Level::Block};
+  int32_t X, W;
+  BlockFixture() {
+    b.grid = {4, 1, 1};
+    b.forloopRange = 4;
+    X = b.addInput({4, 64}, ElemType::F32);
+    W = b.addInput({64, 32}, ElemType::F32);
+  }
+  int32_t xTile() { return b.addInputIterator(X, {-1, -1, -1}, 1); } // [4, 16]
+  int32_t wTile() { return b.addInputIterator(W, {1, -1, -1}, 0); }  // [16, 8]
+};
+
+/// A thread-level body computing x / y.
+UGraph divBody() {
+  UGraph t(Level::Thread);
+  int32_t p = t.addInput({}, ElemType::F32);
+  int32_t q = t.addInput({}, ElemType::F32);
+  t.markOutput(t.addBinary(BinaryKind::div, p, q));
+  return t;
+}
+
+/// Asserts that a builder returned -1 with `msg` in the graph's error.
+#define EXPECT_REFUSED(g, call, msg)                                          \
+  do {                                                                        \
+    int32_t id_ = (call);                                                     \
+    EXPECT_EQ(id_, -1);                                                       \
+    EXPECT_NE((g).error.find(msg), std::string::npos)                         \
+        << "error was: " << (g).error;                                        \
+  } while (0)
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// A valid block graph
+//===----------------------------------------------------------------------===//
+
+TEST(UGraph, BuildsValidBlockGraph) {
+  BlockFixture f;
+  UGraph &b = f.b;
+  int32_t xt = f.xTile(), wt = f.wTile();
+  ASSERT_GE(xt, 0) << b.error;
+  ASSERT_GE(wt, 0) << b.error;
+  EXPECT_EQ(b.value(xt).shape, Shape({4, 16}));
+  EXPECT_EQ(b.value(wt).shape, Shape({16, 8}));
+  EXPECT_EQ(b.value(xt).phase, Phase::InLoop);
+
+  int32_t m = b.addMatmul(xt, wt);
+  ASSERT_GE(m, 0) << b.error;
+  EXPECT_EQ(b.value(m).phase, Phase::InLoop);
+  int32_t acc = b.addAccum(AccumKind::sum, m, -1, 0);
+  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0);
+  ASSERT_GE(acc, 0) << b.error;
+  ASSERT_GE(rms, 0) << b.error;
+  EXPECT_EQ(b.value(acc).phase, Phase::AfterLoop);
+  EXPECT_EQ(b.value(rms).shape, Shape({4, 1}));
+
+  int32_t d = b.addThreadGraph({acc, rms}, divBody());
+  ASSERT_GE(d, 0) << b.error;
+  EXPECT_EQ(b.value(d).shape, Shape({4, 8}));
+  EXPECT_EQ(b.value(d).phase, Phase::AfterLoop);
+
+  int32_t s = b.addOutputSaver(d, {1, -1, -1});
+  ASSERT_GE(s, 0) << b.error;
+  EXPECT_EQ(b.value(s).shape, Shape({4, 32}));
+  EXPECT_EQ(b.value(s).phase, Phase::Saved);
+  b.markOutput(s);
+  EXPECT_EQ(verifyUGraphOutputs(b), "");
+  EXPECT_TRUE(b.error.empty()) << b.error;
+
+  // The block graph becomes a custom kernel of a kernel graph.
+  UGraph k;
+  int32_t x = k.addInput({4, 64}, ElemType::F32);
+  int32_t w = k.addInput({64, 32}, ElemType::F32);
+  int32_t o = k.addCustom({x, w}, std::move(b));
+  ASSERT_GE(o, 0) << k.error;
+  EXPECT_EQ(k.value(o).shape, Shape({4, 32}));
+  EXPECT_EQ(k.ops.back().kind, OpKind::Custom);
+}
+
+TEST(UGraph, InLoopThreadGraphStaysInLoop) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  int32_t t = f.b.addThreadGraph({xt, xt}, divBody());
+  ASSERT_GE(t, 0) << f.b.error;
+  EXPECT_EQ(f.b.value(t).phase, Phase::InLoop);
+  EXPECT_GE(f.b.addAccum(AccumKind::max, t, -1, 0), 0) << f.b.error;
+}
+
+//===----------------------------------------------------------------------===//
+// Phase rules, one violation each
+//===----------------------------------------------------------------------===//
+
+TEST(UGraph, IteratorReadsOnlyGraphInputs) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  EXPECT_REFUSED(f.b, f.b.addInputIterator(xt, {-1, -1, -1}, -1),
+                 "operand must be an input of the enclosing custom kernel");
+}
+
+TEST(UGraph, OperatorMayNotReadDeviceTensor) {
+  BlockFixture f;
+  EXPECT_REFUSED(f.b, f.b.addUnary(UnaryKind::exp, f.X),
+                 "operand must be loaded through an input iterator, not read "
+                 "from device memory");
+}
+
+TEST(UGraph, OperatorMayNotMixPhases) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  int32_t acc = f.b.addAccum(AccumKind::sum, xt, -1, 0);
+  EXPECT_REFUSED(f.b, f.b.addBinary(BinaryKind::add, xt, acc),
+                 "mixes an in-loop value with an after-loop value; in-loop "
+                 "values reach after-loop code only through an accumulator");
+}
+
+TEST(UGraph, ThreadGraphMayNotMixPhases) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  int32_t acc = f.b.addAccum(AccumKind::sum, xt, -1, 0);
+  EXPECT_REFUSED(f.b, f.b.addThreadGraph({acc, xt}, divBody()),
+                 "mixes an after-loop value with an in-loop value");
+  // A refused thread graph leaves no body behind.
+  EXPECT_TRUE(f.b.bodies.empty());
+}
+
+TEST(UGraph, AccumulatorTakesInLoopValue) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  int32_t acc = f.b.addAccum(AccumKind::sum, xt, -1, 0);
+  EXPECT_REFUSED(f.b, f.b.addAccum(AccumKind::sum, acc, -1, 0),
+                 "operand must be an in-loop value, not an after-loop value; "
+                 "every path crosses exactly one accumulator");
+  EXPECT_REFUSED(f.b, f.b.addAccum(AccumKind::sum, f.X, -1, 0),
+                 "operand must be an in-loop value, not a device tensor");
+}
+
+TEST(UGraph, RescaleIsInLoopToo) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  int32_t mx = f.b.addAccum(AccumKind::max, xt, -1, 0);
+  EXPECT_REFUSED(f.b, f.b.addAccum(AccumKind::sum, xt, mx, 0),
+                 "operand must be an in-loop value, not an after-loop value");
+}
+
+TEST(UGraph, SaverTakesAfterLoopValue) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  EXPECT_REFUSED(f.b, f.b.addOutputSaver(xt, {-1, -1, -1}),
+                 "operand must be an after-loop value, not an in-loop value: "
+                 "every path to an output crosses an accumulator");
+}
+
+TEST(UGraph, SavedOutputIsOnlyAnOutput) {
+  BlockFixture f;
+  int32_t acc = f.b.addAccum(AccumKind::sum, f.xTile(), -1, 0);
+  int32_t s = f.b.addOutputSaver(acc, {0, -1, -1});
+  ASSERT_GE(s, 0) << f.b.error;
+  EXPECT_REFUSED(f.b, f.b.addUnary(UnaryKind::exp, s),
+                 "operand is a saved output, which only the block graph's "
+                 "outputs may use");
+  EXPECT_REFUSED(f.b, f.b.addOutputSaver(s, {0, -1, -1}),
+                 "operand must be an after-loop value, not a saved output");
+}
+
+TEST(UGraph, SaverNeedsDisjointWrites) {
+  BlockFixture f;
+  int32_t acc = f.b.addAccum(AccumKind::sum, f.xTile(), -1, 0);
+  EXPECT_REFUSED(f.b, f.b.addOutputSaver(acc, {-1, -1, -1}),
+                 "omap replicates grid axis x of extent 4: blocks would write "
+                 "overlapping regions");
+}
+
+TEST(UGraph, BlockOperatorsOnlyInBlockGraphs) {
+  UGraph k;
+  int32_t x = k.addInput({4, 64}, ElemType::F32);
+  EXPECT_REFUSED(k, k.addInputIterator(x, {-1, -1, -1}, -1),
+                 "input iterators exist only in block graphs");
+  EXPECT_REFUSED(k, k.addAccum(AccumKind::sum, x, -1, 0),
+                 "accumulators exist only in block graphs");
+  EXPECT_REFUSED(k, k.addOutputSaver(x, {-1, -1, -1}),
+                 "output savers exist only in block graphs");
+  EXPECT_REFUSED(k, k.addThreadGraph({x}, divBody()),
+                 "thread graphs exist only in block graphs");
+  UGraph t(Level::Thread);
+  int32_t p = t.addInput({}, ElemType::F32);
+  EXPECT_REFUSED(t, t.addMatmul(p, p), "matmul is not a thread-level operator");
+  EXPECT_REFUSED(t, t.addReduce(ReduceKind::sum, p, 0),
+                 "reduce is not a thread-level operator");
+}
+
+TEST(UGraph, ThreadGraphArity) {
+  BlockFixture f;
+  int32_t xt = f.xTile();
+  EXPECT_REFUSED(f.b, f.b.addThreadGraph({xt}, divBody()),
+                 "thread graph body takes 2 inputs for 1 operands");
+}
+
+TEST(UGraph, InvalidOperandIdIsRefused) {
+  BlockFixture f;
+  EXPECT_REFUSED(f.b, f.b.addUnary(UnaryKind::exp, 99), "invalid operand");
+  EXPECT_REFUSED(f.b, f.b.addMatmul(-1, 0), "invalid operand");
+}
+
+//===----------------------------------------------------------------------===//
+// verifyUGraphOutputs
+//===----------------------------------------------------------------------===//
+
+TEST(UGraph, OutputMustBeSaver) {
+  BlockFixture f;
+  int32_t acc = f.b.addAccum(AccumKind::sum, f.xTile(), -1, 0);
+  f.b.markOutput(acc);
+  EXPECT_EQ(verifyUGraphOutputs(f.b),
+            "block graph output must be an output_saver result, not an "
+            "after-loop value");
+}
+
+TEST(UGraph, SaverOutputExactlyOnce) {
+  BlockFixture f;
+  int32_t acc = f.b.addAccum(AccumKind::sum, f.xTile(), -1, 0);
+  int32_t s = f.b.addOutputSaver(acc, {0, -1, -1});
+  f.b.markOutput(s);
+  f.b.markOutput(s);
+  EXPECT_EQ(verifyUGraphOutputs(f.b), "block graph outputs the same saver twice");
+}
+
+TEST(UGraph, EverySaverIsAnOutput) {
+  BlockFixture f;
+  int32_t acc = f.b.addAccum(AccumKind::sum, f.xTile(), -1, 0);
+  int32_t s = f.b.addOutputSaver(acc, {0, -1, -1});
+  ASSERT_GE(f.b.addOutputSaver(acc, {0, -1, -1}), 0) << f.b.error;
+  f.b.markOutput(s);
+  EXPECT_EQ(verifyUGraphOutputs(f.b),
+            "output saver result must be a block graph output");
+}
+
+TEST(UGraph, OutputsCheckTheGrid) {
+  BlockFixture f;
+  f.b.grid = {64, 64, 2};
+  EXPECT_EQ(verifyUGraphOutputs(f.b),
+            "grid [64, 64, 2] has more than the maximum 4096 blocks");
+  f.b.grid = {1, 1, 1};
+  f.b.forloopRange = 0;
+  EXPECT_EQ(verifyUGraphOutputs(f.b), "for-loop range must be positive, got 0");
+}
+
+TEST(UGraph, OutputIdMustExist) {
+  UGraph k;
+  k.markOutput(3);
+  EXPECT_EQ(verifyUGraphOutputs(k), "invalid output value");
+}
+
+TEST(UGraph, CustomChecksItsBody) {
+  BlockFixture f;
+  int32_t acc = f.b.addAccum(AccumKind::sum, f.xTile(), -1, 0);
+  f.b.markOutput(acc); // not a saver
+  UGraph k;
+  int32_t x = k.addInput({4, 64}, ElemType::F32);
+  int32_t w = k.addInput({64, 32}, ElemType::F32);
+  EXPECT_REFUSED(k, k.addCustom({x, w}, f.b),
+                 "block graph output must be an output_saver result");
+  EXPECT_REFUSED(k, k.addCustom({x}, f.b),
+                 "block graph takes 2 inputs for 1 operands");
+  EXPECT_REFUSED(k, k.addCustom({w, x}, f.b),
+                 "operand #0 does not match the block graph's input shape");
+  int32_t h = k.addInput({4, 64}, ElemType::F16);
+  EXPECT_REFUSED(k, k.addCustom({h, w}, f.b),
+                 "operand #0 does not match the block graph's input element "
+                 "type");
+  EXPECT_TRUE(k.bodies.empty());
+}
+
+//===----------------------------------------------------------------------===//
+// sharedMemoryBytes
+//===----------------------------------------------------------------------===//
+
+TEST(UGraph, SharedMemoryCountsTilesOperatorsAndAccumulators) {
+  BlockFixture f;
+  UGraph &b = f.b;
+  EXPECT_EQ(sharedMemoryBytes(b), 0); // device inputs live in device memory
+  int32_t xt = f.xTile();             // [4, 16] f32: 256 B
+  int32_t wt = f.wTile();             // [16, 8] f32: 512 B
+  EXPECT_EQ(sharedMemoryBytes(b), 256 + 512);
+  int32_t m = b.addMatmul(xt, wt);    // [4, 8]: 128 B
+  int32_t acc = b.addAccum(AccumKind::sum, m, -1, 0);     // [4, 8]: 128 B
+  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0); // [4, 1]: 16 B
+  EXPECT_EQ(sharedMemoryBytes(b), 256 + 512 + 128 + 128 + 16);
+  // A thread graph's result is a tile; its body's scalars are registers.
+  int32_t d = b.addThreadGraph({acc, rms}, divBody()); // [4, 8]: 128 B
+  ASSERT_GE(d, 0) << b.error;
+  EXPECT_EQ(sharedMemoryBytes(b), 256 + 512 + 128 + 128 + 16 + 128);
+  // Savers write device memory directly.
+  b.markOutput(b.addOutputSaver(d, {1, -1, -1}));
+  EXPECT_EQ(sharedMemoryBytes(b), 256 + 512 + 128 + 128 + 16 + 128);
+}
+
+TEST(UGraph, SharedMemoryUsesElementSize) {
+  UGraph b(Level::Block);
+  int32_t h = b.addInput({8, 64}, ElemType::F16);
+  int32_t d = b.addInput({8, 64}, ElemType::F64);
+  b.addInputIterator(h, {-1, -1, -1}, -1);
+  EXPECT_EQ(sharedMemoryBytes(b), 8 * 64 * 2);
+  b.addInputIterator(d, {-1, -1, -1}, -1);
+  EXPECT_EQ(sharedMemoryBytes(b), 8 * 64 * 2 + 8 * 64 * 8);
+}
+
+TEST(UGraph, SharedMemorySaturates) {
+  // 2^31 × 2^31 × 4 elements of 4 bytes overflow int64; the count must stay
+  // "too large" instead of wrapping around to a small number.
+  UGraph b(Level::Block);
+  int64_t big = int64_t(1) << 31;
+  int32_t x = b.addInput({big, big, 4}, ElemType::F32);
+  ASSERT_GE(b.addInputIterator(x, {-1, -1, -1}, -1), 0) << b.error;
+  EXPECT_EQ(sharedMemoryBytes(b), std::numeric_limits<int64_t>::max());
+}
