@@ -2,10 +2,16 @@
 #ifndef MIRAGE_INITALLPASSES_H
 #define MIRAGE_INITALLPASSES_H
 
+#include "Mirage/Analysis/Passes.h"
+#include "Mirage/Conversion/Passes.h"
 #include "Mirage/Transforms/Passes.h"
 
 namespace mirage {
-inline void registerAllMiragePasses() { registerMiragePasses(); }
+inline void registerAllMiragePasses() {
+  registerMiragePasses();
+  registerMirageConversionPasses();
+  registerMirageAnalysisPasses();
+}
 } // namespace mirage
 
 #endif // MIRAGE_INITALLPASSES_H

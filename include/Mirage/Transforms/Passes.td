@@ -11,7 +11,10 @@ def MirageEvaluate : Pass<"mirage-evaluate", "::mlir::ModuleOp"> {
     reference evaluator (the executable semantics of kernel, block and thread
     graphs) on inputs drawn uniformly from [-1, 1) with a seeded generator, and
     reports each output's shape, sum and first elements as a remark on the
-    graph. Changes no IR.
+    graph. An operand defined by a dense floating-point constant
+    (`arith.constant`, `tosa.const`) takes the constant's values instead of
+    random ones; with `print-all` every output's values are printed too.
+    Changes no IR.
 
     ```mlir
     // mirage-opt --mirage-evaluate="seed=7" x.mlir
@@ -21,7 +24,9 @@ def MirageEvaluate : Pass<"mirage-evaluate", "::mlir::ModuleOp"> {
   let options = [
     Option<"seed", "seed", "uint64_t", "1", "seed of the input generator">,
     Option<"printCount", "print-count", "unsigned", "4",
-           "how many leading elements of each output to print">
+           "how many leading elements of each output to print">,
+    Option<"printAll", "print-all", "bool", "false",
+           "also print all values of each output (one remark per output)">
   ];
 }
 

@@ -1,0 +1,72 @@
+//===- Passes.td - Mirage analysis passes -------------------*- tablegen -*-===//
+#ifndef MIRAGE_ANALYSIS_PASSES_TD
+#define MIRAGE_ANALYSIS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MirageVerifyEquivalence
+    : Pass<"mirage-verify-equivalence", "::mlir::ModuleOp"> {
+  let summary = "prove each graph equivalent to its reference, with an error "
+                "bound";
+  let description = [{
+    For every `mirage_kernel.graph` that names a `reference` graph of the
+    module, decides probabilistically whether both compute the same function.
+    Both graphs run through the one executable semantics in a finite-field
+    domain Z_p × Z_q (q | p − 1, primes near 2^63 and 2^61) on independent
+    uniform random inputs. Field operations are exact; exp is first treated
+    as an uninterpreted function and, if that fails, as ω^{x_q} for a random
+    q-th root of unity ω (the paper's LAX semantics, Theorem 2); sqrt, rsqrt
+    (= 1/sqrt), silu (= x·sigmoid), gelu, sigmoid, tanh, relu, pow and max
+    are uninterpreted (a keyed random oracle per symbol and test). A degree
+    analysis of both graphs gives a per-test false-acceptance bound ε; the
+    pass runs n tests with ε^n ≤ 2^-target-bits.
+
+    Emits a remark on each accepted graph and an error on each graph that is
+    not equivalent (or whose outputs match only under a permutation, which is
+    named), and fails then. With `dtype-check`, also runs the candidate with
+    every value rounded to its element type against the float64 reference and
+    warns when the relative error exceeds the type's threshold (e.g. exp
+    overflowing f16). Changes no IR. The argument is in
+    docs/Rationale/Verification.md.
+
+    ```mlir
+    %r = mirage_kernel.graph "ref" (...) ...
+    %b = mirage_kernel.graph "best" reference "ref" (...) ...
+    // mirage-opt --mirage-verify-equivalence="target-bits=64 seed=1" x.mlir
+    // remark: graph 'best' is equivalent to reference 'ref': 2 tests,
+    //         false-acceptance bound 2^-98
+    ```
+  }];
+  let options = [
+    Option<"targetBits", "target-bits", "unsigned", "64",
+           "accept with a false-acceptance probability of at most "
+           "2^-target-bits">,
+    Option<"seed", "seed", "uint64_t", "1",
+           "seed of the test keys (inputs, ω and oracles)">,
+    Option<"dtypeCheck", "dtype-check", "bool", "true",
+           "also check the candidate's accuracy in its own element type">
+  ];
+}
+
+def MirageCheckNumerics : Pass<"mirage-check-numerics", "::mlir::ModuleOp"> {
+  let summary = "check each graph's accuracy in its own element type";
+  let description = [{
+    For every `mirage_kernel.graph` with a `reference`, runs the candidate with
+    every intermediate value rounded to its (narrowest) element type, f16,
+    bf16 or f32, against the reference in float64 on the same random inputs,
+    and reports the largest relative error as a remark, or a warning when it
+    exceeds the type's threshold (f16 2e-2, bf16 1e-1, f32 1e-4) or the run
+    overflows. Changes no IR and never fails.
+
+    ```mlir
+    // mirage-opt --mirage-check-numerics x.mlir
+    // remark: graph 'best' in f16: max relative error 1.2e-3 (threshold 2e-2)
+    ```
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", "1", "seed of the input generator">,
+    Option<"trials", "trials", "unsigned", "1", "independent random trials">
+  ];
+}
+
+#endif // MIRAGE_ANALYSIS_PASSES_TD

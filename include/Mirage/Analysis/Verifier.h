@@ -1,0 +1,146 @@
+//===- Verifier.h - Probabilistic equivalence of μGraphs --------*- C++ -*-===//
+//
+// verifyEquivalence decides whether a candidate μGraph computes the same
+// function as a reference by running both through the generic evaluator in
+// the finite-field domain (FiniteField.h) on independent uniform random
+// inputs, as many times as the error bound asks for. The bound comes from a
+// static degree analysis of both graphs (computeErrorBound); the argument is
+// written down in docs/Rationale/Verification.md.
+//
+// The API is reentrant: it reads its arguments only and keeps no global
+// state, so the search may call it from many threads at once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_ANALYSIS_VERIFIER_H
+#define MIRAGE_ANALYSIS_VERIFIER_H
+
+#include "Mirage/Semantics/UGraph.h"
+
+#include <string>
+#include <vector>
+
+namespace mirage {
+
+/// What the degree analysis knows about one value (a bound over its
+/// elements): the value is num/den, a quotient of polynomials of total degree
+/// ≤ num and ≤ den in the inputs and the oracle outputs. kNum/kDen bound the
+/// number of distinct exp terms (Theorem 2's k) of the numerator and
+/// denominator when exp is interpreted; hasExp says whether exp occurs.
+struct DegreeInfo {
+  double num = 1, den = 0;
+  double kNum = 1, kDen = 1;
+  bool hasExp = false;
+};
+
+/// Whole-graph facts for the bound.
+struct GraphDegrees {
+  std::vector<DegreeInfo> outputs;
+  double oracleCalls = 0;    // evaluations of uninterpreted functions
+  double oracleArgNum = 0;   // largest numerator degree of an oracle argument
+  double oracleArgDen = 0;   // largest denominator degree of one
+  double divisions = 0;      // evaluations of field inverses
+  double divisorDegree = 0;  // largest numerator degree of a divisor
+  double expCalls = 0;       // evaluations of interpreted exp
+  double expArgDegree = 0;   // largest degree of an exponent's num or den
+  bool hasExp = false;       // the graph contains exp (either mode)
+};
+
+/// Degree analysis of a kernel (or block) graph; `expInterpreted` selects how
+/// exp is counted (exp atom vs. oracle call).
+GraphDegrees analyzeDegrees(const UGraph &g, bool expInterpreted);
+
+/// The per-test false-acceptance bound ε for a pair, as log2 ε, and the
+/// number of tests n with ε^n ≤ 2^-targetBits.
+struct ErrorBound {
+  bool expInterpreted = false;
+  /// log2 ε. Above −1 (ε > 1/2) the bound is treated as vacuous: it would
+  /// need thousands of tests (Theorem 2 with many exp terms).
+  double log2PerTest = 0;
+  unsigned tests = 0;     // 0 when vacuous
+  double log2Total = 0;   // n · log2 ε
+  // The terms, for reports and tests.
+  double szDegree = 0;       // Δ: degree of the cleared difference
+  double collisionPairs = 0; // C(M, 2)
+  double expTerms = 0;       // Theorem 2's k (0: no interpreted exp)
+  double expDegree = 0;      // Theorem 2's d
+  double zeroDivisor = 0;    // probability that a test is redrawn
+  bool vacuous() const { return log2PerTest > -1; }
+};
+ErrorBound computeErrorBound(const UGraph &cand, const UGraph &ref,
+                             bool expInterpreted, unsigned targetBits);
+/// log2 of Theorem 2's term 8·d·k⁴/q + q^(−1/k²).
+double theorem2Log2(double d, double k);
+
+struct VerifyOptions {
+  unsigned targetBits = 64;
+  uint64_t seed = 1;
+  /// Tests run when the bound is vacuous (interpreted exp with many terms).
+  unsigned vacuousTests = 8;
+  /// Redraws of one test that hit a zero divisor before giving up.
+  unsigned maxRedraws = 8;
+  /// Look for an output permutation when the outputs do not match in order.
+  bool allowPermutation = true;
+};
+
+enum class VerifyStatus : uint8_t {
+  Equivalent,
+  /// The outputs match the reference's only under a non-identity permutation.
+  EquivalentUpToPermutation,
+  NotEquivalent,
+  /// No conclusion: zero divisors in every redraw, or nested exp (outside
+  /// LAX) where the exp-uninterpreted check failed.
+  Inconclusive,
+};
+
+struct VerificationResult {
+  VerifyStatus status = VerifyStatus::Inconclusive;
+  /// Tests run in the mode that decided.
+  unsigned tests = 0;
+  /// log2 of the false-acceptance bound (≤ 0), when accepted with a bound.
+  double log2Bound = 0;
+  bool boundVacuous = false;
+  bool expInterpreted = false;
+  ErrorBound bound;
+  /// EquivalentUpToPermutation: candidate output i is reference output
+  /// permutation[i].
+  std::vector<int> permutation;
+  /// NotEquivalent: the first output that differs and the test (0-based).
+  int differingOutput = -1;
+  unsigned differingTest = 0;
+  std::string message;
+
+  bool equivalent() const { return status == VerifyStatus::Equivalent; }
+};
+
+VerificationResult verifyEquivalence(const UGraph &cand, const UGraph &ref,
+                                     const VerifyOptions &opts = {});
+
+//===----------------------------------------------------------------------===//
+// Floating-point check
+//===----------------------------------------------------------------------===//
+
+/// Rounds x to the nearest value of `t` (ties to even), ±inf on overflow.
+double roundToType(ElemType t, double x);
+
+/// The narrowest element type of any value of `g` (nested graphs included).
+ElemType narrowestType(const UGraph &g);
+
+/// Largest accepted relative error for a computation in `t`.
+double numericsThreshold(ElemType t);
+
+struct NumericsResult {
+  ElemType type = ElemType::F32;
+  double maxRelError = 0;
+  bool nonFinite = false; // the rounded run produced inf or NaN
+  double threshold = 0;
+  bool exceeds() const { return nonFinite || !(maxRelError <= threshold); }
+};
+
+/// Runs `cand` with every intermediate value rounded to its narrowest type
+/// against `ref` in float64 on the same (rounded) random inputs.
+NumericsResult checkNumerics(const UGraph &cand, const UGraph &ref,
+                             uint64_t seed, unsigned trials = 1);
+
+} // namespace mirage
+
+#endif // MIRAGE_ANALYSIS_VERIFIER_H

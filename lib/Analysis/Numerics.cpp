@@ -1,0 +1,146 @@
+//===- Numerics.cpp - Floating-point check in the graph's own dtype -------===//
+//
+// RoundingSemantics wraps Float64Semantics and rounds every result (and every
+// constant) to one element type, so the generic evaluator runs a graph as if
+// every intermediate value were stored in that type. The evaluator does not
+// tell a domain which value it computes, so the type is the narrowest one of
+// the candidate graph; for μGraphs in practice all values share it. Matmul
+// and reduction partial sums are rounded too, which is pessimistic next to
+// tensor cores that accumulate in f32.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Analysis/Verifier.h"
+#include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/RandomInputs.h"
+
+#include <cmath>
+
+using namespace mirage;
+
+double mirage::roundToType(ElemType t, double x) {
+  switch (t) {
+  case ElemType::F64:
+    return x;
+  case ElemType::F32:
+    return (double)(float)x;
+  case ElemType::F16:
+  case ElemType::BF16:
+    break;
+  }
+  if (!std::isfinite(x) || x == 0)
+    return x;
+  bool half = t == ElemType::F16;
+  int minExp = half ? -14 : -126;
+  int mantBits = half ? 10 : 7;
+  double maxFinite = half ? 65504.0 : 0x1.fep127;
+  int e = 0;
+  std::frexp(x, &e); // |x| = m·2^e, m ∈ [0.5, 1): unbiased exponent e − 1
+  int E = std::max(e - 1, minExp);
+  double quantum = std::ldexp(1.0, E - mantBits);
+  double r = std::nearbyint(x / quantum) * quantum; // ties to even
+  if (std::fabs(r) > maxFinite)
+    return std::copysign(INFINITY, x);
+  return r;
+}
+
+static int precisionRank(ElemType t) {
+  switch (t) {
+  case ElemType::F16:
+    return 0;
+  case ElemType::BF16:
+    return 1;
+  case ElemType::F32:
+    return 2;
+  case ElemType::F64:
+    return 3;
+  }
+  return 2;
+}
+
+ElemType mirage::narrowestType(const UGraph &g) {
+  ElemType best = ElemType::F64;
+  for (const UValue &v : g.values)
+    if (g.level != Level::Thread && precisionRank(v.type) < precisionRank(best))
+      best = v.type;
+  for (const UGraph &b : g.bodies) {
+    if (b.level == Level::Thread)
+      continue;
+    ElemType t = narrowestType(b);
+    if (precisionRank(t) < precisionRank(best))
+      best = t;
+  }
+  return best;
+}
+
+double mirage::numericsThreshold(ElemType t) {
+  switch (t) {
+  case ElemType::F16:
+    return 2e-2;
+  case ElemType::BF16:
+    return 1e-1;
+  case ElemType::F32:
+    return 1e-4;
+  case ElemType::F64:
+    return 1e-10;
+  }
+  return 1e-4;
+}
+
+namespace {
+struct RoundingSemantics {
+  using Value = double;
+  ElemType type;
+  Float64Semantics f;
+  double r(double x) const { return roundToType(type, x); }
+  Value zero() const { return 0.0; }
+  Value fromInt(int64_t v) const { return r(f.fromInt(v)); }
+  Value fromDouble(double v) const { return r(v); }
+  Value add(Value a, Value b) const { return r(f.add(a, b)); }
+  Value sub(Value a, Value b) const { return r(f.sub(a, b)); }
+  Value mul(Value a, Value b) const { return r(f.mul(a, b)); }
+  Value div(Value a, Value b) const { return r(f.div(a, b)); }
+  Value pow(Value a, Value b) const { return r(f.pow(a, b)); }
+  Value max(Value a, Value b) const { return f.max(a, b); }
+  Value unary(UnaryKind k, Value x, double scalar) const {
+    return r(f.unary(k, x, r(scalar)));
+  }
+};
+} // namespace
+
+NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
+                                     uint64_t seed, unsigned trials) {
+  NumericsResult res;
+  res.type = narrowestType(cand);
+  res.threshold = numericsThreshold(res.type);
+  RoundingSemantics rs{res.type, {}};
+  Float64Semantics fs;
+  Evaluator<RoundingSemantics> low(rs);
+  Evaluator<Float64Semantics> high(fs);
+  for (unsigned t = 0; t < trials; ++t) {
+    auto inputs = randomInputs(ref, seed + t);
+    for (size_t i = 0; i < inputs.size() && i < cand.inputs.size(); ++i)
+      for (double &x : inputs[i].data)
+        x = roundToType(cand.values[cand.inputs[i]].type, x);
+    auto a = low.run(cand, inputs);
+    auto b = high.run(ref, inputs);
+    // Elements where the float64 reference itself is not finite (sqrt of a
+    // negative input, ...) say nothing about the candidate's precision.
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      double num = 0, den = 1e-300;
+      for (int64_t e = 0; e < b[i].size(); ++e) {
+        double x = a[i].data[e], y = b[i].data[e];
+        if (!std::isfinite(y))
+          continue;
+        if (!std::isfinite(x)) {
+          res.nonFinite = true;
+          continue;
+        }
+        num = std::max(num, std::fabs(x - y));
+        den = std::max(den, std::fabs(y));
+      }
+      res.maxRelError = std::max(res.maxRelError, num / den);
+    }
+  }
+  return res;
+}

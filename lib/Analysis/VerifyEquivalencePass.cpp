@@ -1,0 +1,138 @@
+//===- VerifyEquivalencePass.cpp - Equivalence and numerics passes --------===//
+#include "Mirage/Analysis/Passes.h"
+#include "Mirage/Analysis/Verifier.h"
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGEVERIFYEQUIVALENCE
+#define GEN_PASS_DEF_MIRAGECHECKNUMERICS
+#include "Mirage/Analysis/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+
+namespace {
+/// Graphs with a reference, paired with it; errors for missing or duplicate
+/// names. Returns false on such an error.
+bool collectPairs(
+    ModuleOp module,
+    SmallVectorImpl<std::pair<kernel::GraphOp, kernel::GraphOp>> &pairs) {
+  llvm::StringMap<kernel::GraphOp> byName;
+  SmallVector<kernel::GraphOp> withReference;
+  bool ok = true;
+  module.walk([&](kernel::GraphOp op) {
+    if (op.getSymName() && !byName.try_emplace(*op.getSymName(), op).second) {
+      op.emitError("duplicate graph name '") << *op.getSymName() << "'";
+      ok = false;
+    }
+    if (op.getReference())
+      withReference.push_back(op);
+  });
+  for (kernel::GraphOp op : withReference) {
+    auto it = byName.find(*op.getReference());
+    if (it == byName.end()) {
+      op.emitError("reference graph '") << *op.getReference() << "' not found";
+      ok = false;
+      continue;
+    }
+    pairs.push_back({op, it->second});
+  }
+  return ok;
+}
+
+std::string graphName(kernel::GraphOp op) {
+  return op.getSymName() ? op.getSymName()->str() : "<unnamed>";
+}
+
+void reportNumerics(kernel::GraphOp op, const NumericsResult &n,
+                    bool remarkWhenFine) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  os << "graph '" << graphName(op) << "' in " << elemTypeName(n.type) << ": ";
+  if (n.nonFinite)
+    os << "produces non-finite values (overflow) where the float64 reference "
+          "does not";
+  else
+    os << "max relative error " << llvm::format("%.3g", n.maxRelError)
+       << (n.exceeds() ? " exceeds" : " within") << " the threshold "
+       << llvm::format("%.3g", n.threshold);
+  if (n.exceeds())
+    op.emitWarning(msg);
+  else if (remarkWhenFine)
+    op.emitRemark(msg);
+}
+
+struct VerifyEquivalencePass
+    : mirage::impl::MirageVerifyEquivalenceBase<VerifyEquivalencePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
+    bool ok = collectPairs(getOperation(), pairs);
+    for (auto [cand, ref] : pairs)
+      ok &= succeeded(verify(cand, ref));
+    if (!ok)
+      signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  LogicalResult verify(kernel::GraphOp candOp, kernel::GraphOp refOp) {
+    std::string head = "graph '" + graphName(candOp) + "' ";
+    std::string refName = candOp.getReference()->str();
+    if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
+        candOp.getNumResults() != refOp.getNumResults())
+      return candOp.emitError(head + "is not equivalent to reference '" +
+                              refName + "': the signatures differ");
+    FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
+    FailureOr<UGraph> ref = kernel::importKernelGraph(refOp);
+    if (failed(cand) || failed(ref))
+      return failure();
+    VerifyOptions opts;
+    opts.targetBits = targetBits;
+    opts.seed = seed;
+    VerificationResult r = verifyEquivalence(*cand, *ref, opts);
+    switch (r.status) {
+    case VerifyStatus::Equivalent:
+      candOp.emitRemark(head + "is equivalent to reference '" + refName +
+                        "': " + r.message);
+      if (dtypeCheck)
+        reportNumerics(candOp, checkNumerics(*cand, *ref, seed), false);
+      return success();
+    case VerifyStatus::EquivalentUpToPermutation:
+    case VerifyStatus::NotEquivalent:
+      return candOp.emitError(head + "is not equivalent to reference '" +
+                              refName + "': " + r.message);
+    case VerifyStatus::Inconclusive:
+      return candOp.emitError(head + "could not be verified against "
+                                     "reference '" +
+                              refName + "': " + r.message);
+    }
+    return failure();
+  }
+};
+
+struct CheckNumericsPass
+    : mirage::impl::MirageCheckNumericsBase<CheckNumericsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
+    collectPairs(getOperation(), pairs);
+    for (auto [candOp, refOp] : pairs) {
+      if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
+          candOp.getNumResults() != refOp.getNumResults())
+        continue;
+      FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
+      FailureOr<UGraph> ref = kernel::importKernelGraph(refOp);
+      if (failed(cand) || failed(ref))
+        continue;
+      reportNumerics(candOp, checkNumerics(*cand, *ref, seed, trials), true);
+    }
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

@@ -1,0 +1,94 @@
+// RUN: mirage-opt %s --mirage-import -split-input-file -verify-diagnostics | FileCheck %s
+
+// Integer tensors stay.
+// CHECK-LABEL: func.func @int_add
+// CHECK: tosa.add
+// CHECK-NOT: mirage_kernel
+func.func @int_add(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-remark @+1 {{not imported: result: element type i32 (only f16, bf16, f32, f64)}}
+  %0 = tosa.add %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// Dynamic shapes stay.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT: mirage_kernel
+func.func @dynamic(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-remark @+1 {{not imported: result: dynamic shape}}
+  %0 = tosa.exp %a : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Ops with no kernel equivalent stay; the importable ops around them become
+// graphs.
+// CHECK-LABEL: func.func @argmax_between
+// CHECK: mirage_kernel.graph
+// CHECK: tosa.argmax
+func.func @argmax_between(%a: tensor<4x8xf32>) -> tensor<4xi32> {
+  %e = tosa.exp %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: result: element type i32}}
+  %m = tosa.argmax %e {axis = 1 : i32} : (tensor<4x8xf32>) -> tensor<4xi32>
+  return %m : tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv
+// CHECK: tosa.conv2d
+func.func @conv(%in: tensor<1x8x8x4xf32>, %w: tensor<4x3x3x4xf32>, %b: tensor<4xf32>) -> tensor<1x6x6x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  // expected-remark @+1 {{not imported: no kernel equivalent for 'tosa.conv2d'}}
+  %0 = tosa.conv2d %in, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
+}
+
+// -----
+
+// Rank 5 is beyond the kernel dialect.
+func.func @rank5(%a: tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32> {
+  // expected-remark @+1 {{not imported: result: rank 5 (kernel tensors have rank 1 to 4)}}
+  %0 = tosa.exp %a : (tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32>
+  return %0 : tensor<1x2x2x2x2xf32>
+}
+
+// -----
+
+// Reshapes, clamps other than relu, transposed linalg inputs, and
+// reductions that drop the reduced dim stay.
+func.func @layout(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %s = tosa.const_shape {values = dense<[8, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  // expected-remark @+1 {{not imported: reshape (the kernel dialect has no reshape; it stays between graphs)}}
+  %r = tosa.reshape %a, %s {} : (tensor<4x8xf32>, !tosa.shape<2>) -> tensor<8x4xf32>
+  // expected-remark @+1 {{not imported: clamp other than relu}}
+  %c = tosa.clamp %r {min_val = -1.0 : f32, max_val = 1.0 : f32} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+func.func @linalg_layout(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: operand indexing map is a transpose, projection or rank-changing broadcast}}
+  %t = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @+1 {{not imported: reduction output drops the reduced dim}}
+  %r = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
