@@ -25,6 +25,22 @@ uint64_t ff::invMod(uint64_t a, uint64_t m) {
   a %= m;
   if (a == 0)
     return 0;
+  if (m < (1ULL << 63)) {
+    // Extended Euclid in 64-bit words (p and q are below 2^63): remainders
+    // are < m and |t| ≤ m, so nothing overflows; one hardware division per
+    // step instead of a 128-bit library division.
+    int64_t r0 = (int64_t)m, r1 = (int64_t)a, t0 = 0, t1 = 1;
+    while (r1 != 0) {
+      int64_t qt = r0 / r1;
+      int64_t r2 = r0 - qt * r1;
+      r0 = r1;
+      r1 = r2;
+      int64_t t2 = t0 - qt * t1;
+      t0 = t1;
+      t1 = t2;
+    }
+    return (uint64_t)(t0 < 0 ? t0 + (int64_t)m : t0);
+  }
   // Extended Euclid on (m, a); coefficients stay below m in magnitude.
   __int128 r0 = m, r1 = a, t0 = 0, t1 = 1;
   while (r1 != 0) {
@@ -104,7 +120,7 @@ FiniteFieldSemantics::FiniteFieldSemantics(uint64_t testKey, ExpMode mode)
 
 FieldValue FiniteFieldSemantics::fromDouble(double v) const {
   if (!std::isfinite(v)) {
-    badConstant_ = true;
+    badConstant_.set();
     return Value{};
   }
   if (v == 0)
@@ -126,10 +142,27 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
 
 FieldValue FiniteFieldSemantics::inverse(Value a) const {
   if (a.p == 0 || (!a.qUndef && a.q == 0)) {
-    zeroDivisor_ = true;
+    zeroDivisor_.set();
     return Value{0, 0, a.qUndef};
   }
-  return Value{invMod(a.p, kP), a.qUndef ? 0 : invMod(a.q, kQ), a.qUndef};
+  // A one-entry cache per thread and component: the evaluator divides long
+  // runs of elements by the same value (rms_norm rows, a broadcast row sum).
+  // The inverse is a pure function of the residue, so the cache is exact and
+  // shared by every domain on the thread.
+  thread_local uint64_t lastP = 1, lastPInv = 1, lastQ = 1, lastQInv = 1;
+  if (a.p != lastP) {
+    lastPInv = invMod(a.p, kP);
+    lastP = a.p;
+  }
+  uint64_t iq = 0;
+  if (!a.qUndef) {
+    if (a.q != lastQ) {
+      lastQInv = invMod(a.q, kQ);
+      lastQ = a.q;
+    }
+    iq = lastQInv;
+  }
+  return Value{lastPInv, iq, a.qUndef};
 }
 
 FieldValue FiniteFieldSemantics::oracle(Symbol s, Value x,
@@ -147,12 +180,12 @@ FieldValue FiniteFieldSemantics::oracle(Symbol s, Value x,
   unsigned __int128 h;
   std::memcpy(&h, out, 16);
   Value r;
-  r.p = (uint64_t)(h % kP); // 128 bits mod a 63-bit prime: bias < 2^-64
+  r.p = reduceP(h); // 128 bits mod a 63-bit prime: bias < 2^-64
   // An independent draw for the q part (domain-separated input).
   buf[0] |= 0x80;
   llvm::getSipHash_2_4_128(llvm::ArrayRef<uint8_t>(buf, len), sipKey, out);
   std::memcpy(&h, out, 16);
-  r.q = (uint64_t)(h % kQ);
+  r.q = reduceQ(h);
   return r;
 }
 
@@ -170,7 +203,7 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
     if (mode == ExpMode::Uninterpreted)
       return oracle(Symbol::Exp, x);
     if (x.qUndef) {
-      nestedExp_ = true;
+      nestedExp_.set();
       return oracle(Symbol::Exp, x);
     }
     return Value{powMod(omega_, x.q, kP), 0, true};

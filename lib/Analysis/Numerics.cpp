@@ -90,6 +90,7 @@ double mirage::numericsThreshold(ElemType t) {
 namespace {
 struct RoundingSemantics {
   using Value = double;
+  static constexpr bool kParallelSafe = true; // stateless
   ElemType type;
   Float64Semantics f;
   double r(double x) const { return roundToType(type, x); }

@@ -100,7 +100,7 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
           e = Sem::random(rng);
         ins.push_back(std::move(x));
       }
-      Evaluator<Sem> eval(sem);
+      Evaluator<Sem> eval(sem, opts.threads);
       std::vector<T> a = eval.run(cand, ins);
       std::vector<T> b = eval.run(ref, ins);
       if (sem.nestedExp()) {

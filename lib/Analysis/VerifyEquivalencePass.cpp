@@ -1,4 +1,5 @@
 //===- VerifyEquivalencePass.cpp - Equivalence and numerics passes --------===//
+#include "Mirage/Analysis/FormalCheck.h"
 #include "Mirage/Analysis/Passes.h"
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
@@ -66,6 +67,10 @@ void reportNumerics(kernel::GraphOp op, const NumericsResult &n,
     op.emitRemark(msg);
 }
 
+LogicalResult verifyFormally(kernel::GraphOp candOp, const UGraph &cand,
+                             const UGraph &ref, int64_t maxElements,
+                             unsigned timeoutMs);
+
 struct VerifyEquivalencePass
     : mirage::impl::MirageVerifyEquivalenceBase<VerifyEquivalencePass> {
   using Base::Base;
@@ -95,12 +100,23 @@ struct VerifyEquivalencePass
     opts.targetBits = targetBits;
     opts.seed = seed;
     VerificationResult r = verifyEquivalence(*cand, *ref, opts);
+    LogicalResult verdict = report(candOp, *cand, *ref, r, head, refName);
+    // The Z3 check reports on its own; a counterexample fails the pass.
+    if (formal && failed(verifyFormally(candOp, *cand, *ref, formalMaxElements,
+                                        formalTimeoutMs)))
+      return failure();
+    return verdict;
+  }
+
+  LogicalResult report(kernel::GraphOp candOp, const UGraph &cand,
+                       const UGraph &ref, const VerificationResult &r,
+                       const std::string &head, const std::string &refName) {
     switch (r.status) {
     case VerifyStatus::Equivalent:
       candOp.emitRemark(head + "is equivalent to reference '" + refName +
                         "': " + r.message);
       if (dtypeCheck)
-        reportNumerics(candOp, checkNumerics(*cand, *ref, seed), false);
+        reportNumerics(candOp, checkNumerics(cand, ref, seed), false);
       return success();
     case VerifyStatus::EquivalentUpToPermutation:
     case VerifyStatus::NotEquivalent:
@@ -114,6 +130,35 @@ struct VerifyEquivalencePass
     return failure();
   }
 };
+
+/// The Z3 check; fails only on a counterexample.
+LogicalResult verifyFormally(kernel::GraphOp candOp, const UGraph &cand,
+                             const UGraph &ref, int64_t maxElements,
+                             unsigned timeoutMs) {
+  FormalOptions fo;
+  fo.maxElements = maxElements;
+  fo.timeoutMs = timeoutMs;
+  FormalResult f = checkEquivalenceFormally(cand, ref, fo);
+  std::string head = "graph '" + graphName(candOp) + "' ";
+  std::string refName = candOp.getReference()->str();
+  switch (f.status) {
+  case FormalStatus::Equivalent:
+    candOp.emitRemark(head + "is formally equivalent to reference '" +
+                      refName + "' at these shapes (Z3: " + f.message + ")");
+    return success();
+  case FormalStatus::NotEquivalent:
+    return candOp.emitError(head + "formal check: counterexample to "
+                                   "equivalence with reference '" +
+                            refName + "': " + f.message);
+  case FormalStatus::Inconclusive:
+    candOp.emitWarning(head + "formal check inconclusive: " + f.message);
+    return success();
+  case FormalStatus::TooLarge:
+    candOp.emitRemark(head + "formal check skipped: " + f.message);
+    return success();
+  }
+  return success();
+}
 
 struct CheckNumericsPass
     : mirage::impl::MirageCheckNumericsBase<CheckNumericsPass> {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 
 using namespace mirage;
 using namespace mirage::ff;
@@ -133,4 +134,139 @@ TEST(FiniteField, OracleConsistency) {
   Sem::Value o = s.unary(UnaryKind::gelu, x, 0);
   EXPECT_LT(o.p, kP);
   EXPECT_LT(o.q, kQ);
+}
+
+//===----------------------------------------------------------------------===//
+// Fast arithmetic against the simple `%` implementation
+//===----------------------------------------------------------------------===//
+
+namespace {
+using u128 = unsigned __int128;
+u128 rnd128(std::mt19937_64 &rng) { return (u128)rng() << 64 | rng(); }
+} // namespace
+
+TEST(FiniteFieldFast, ReduceMatchesModulo) {
+  std::mt19937_64 rng(42);
+  std::vector<u128> xs = {0, 1, kP, kQ, (u128)kP * kP - 1, (u128)kQ * kQ - 1,
+                          (u128)kP * kP, (u128)kP * 2, (u128)kQ * 4 - 1,
+                          ~(u128)0, ~(u128)0 - 1, (u128)1 << 127,
+                          ((u128)1 << 63) - 1, (u128)1 << 63, (u128)1 << 61};
+  for (int i = 0; i < 200000; ++i) {
+    u128 x = rnd128(rng);
+    xs.push_back(x);
+    xs.push_back(x >> (rng() % 128)); // every magnitude
+    xs.push_back((u128)(rng() % kP) * (rng() % kP));
+  }
+  for (u128 x : xs) {
+    ASSERT_EQ(reduceP(x), (uint64_t)(x % kP));
+    ASSERT_EQ(reduceQ(x), (uint64_t)(x % kQ));
+  }
+}
+
+TEST(FiniteFieldFast, MulModMatchesSlow) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> edgeP = {0, 1, 2, kP - 1, kP - 2, kP / 2, 1ULL << 62};
+  std::vector<uint64_t> edgeQ = {0, 1, 2, kQ - 1, kQ - 2, kQ / 2, 1ULL << 60};
+  for (uint64_t a : edgeP)
+    for (uint64_t b : edgeP)
+      ASSERT_EQ(mulModP(a, b), mulModSlow(a, b, kP)) << a << " " << b;
+  for (uint64_t a : edgeQ)
+    for (uint64_t b : edgeQ)
+      ASSERT_EQ(mulModQ(a, b), mulModSlow(a, b, kQ)) << a << " " << b;
+  for (int i = 0; i < 500000; ++i) {
+    uint64_t a = rng() % kP, b = rng() % kP, c = rng() % kQ, d = rng() % kQ;
+    ASSERT_EQ(mulModP(a, b), mulModSlow(a, b, kP));
+    ASSERT_EQ(mulModQ(c, d), mulModSlow(c, d, kQ));
+    ASSERT_EQ(mulMod(a, b, kP), mulModSlow(a, b, kP));
+    uint64_t m = (rng() >> 1) | 1; // another modulus: the generic path
+    ASSERT_EQ(mulMod(a % m, b % m, m), mulModSlow(a % m, b % m, m));
+  }
+}
+
+TEST(FiniteFieldFast, DotAccumulatorIsTheLeftFold) {
+  Sem s(3, Sem::ExpMode::Interpreted);
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    size_t n = trial < 5 ? trial : 1 + rng() % 2000;
+    std::vector<Sem::Value> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) {
+      switch (trial % 3) {
+      case 0: // maximal residues: many 128-bit carries
+        a[i] = {kP - 1 - rng() % 3, kQ - 1 - rng() % 3, false};
+        b[i] = {kP - 1 - rng() % 3, kQ - 1 - rng() % 3, false};
+        break;
+      default:
+        a[i] = Sem::random(rng);
+        b[i] = Sem::random(rng);
+        a[i].qUndef = rng() % 97 == 0;
+      }
+    }
+    Sem::Value fold = s.zero();
+    Sem::DotAccumulator acc;
+    for (size_t i = 0; i < n; ++i) {
+      fold = s.add(fold, s.mul(a[i], b[i]));
+      s.dotMulAdd(acc, a[i], b[i]);
+    }
+    Sem::Value v = s.dotValue(acc);
+    ASSERT_EQ(v.p, fold.p) << n;
+    ASSERT_EQ(v.q, fold.q) << n;
+    ASSERT_EQ(v.qUndef, fold.qUndef) << n;
+  }
+}
+
+TEST(FiniteFieldFast, SharedDomainFlagsAcrossThreads) {
+  Sem s(5, Sem::ExpMode::Uninterpreted);
+  Sem copy = s; // copyable despite the atomic flags
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; ++i)
+    ts.emplace_back([&, i] {
+      for (int j = 0; j < 1000; ++j)
+        s.div(s.fromInt(j + 1), s.fromInt(i == 3 && j == 999 ? 0 : j + 1));
+    });
+  for (auto &t : ts)
+    t.join();
+  EXPECT_TRUE(s.zeroDivisor());
+  EXPECT_FALSE(copy.zeroDivisor());
+}
+
+TEST(FiniteFieldFast, InverseMatchesSlowEuclidAndCache) {
+  // The 128-bit extended Euclid the verifier used before, as the oracle.
+  auto slowInv = [](uint64_t a, uint64_t m) -> uint64_t {
+    __int128 r0 = m, r1 = a % m, t0 = 0, t1 = 1;
+    if (r1 == 0)
+      return 0;
+    while (r1 != 0) {
+      __int128 qt = r0 / r1, r2 = r0 - qt * r1;
+      r0 = r1;
+      r1 = r2;
+      __int128 t2 = t0 - qt * t1;
+      t0 = t1;
+      t1 = t2;
+    }
+    return (uint64_t)(t0 < 0 ? t0 + m : t0);
+  };
+  std::mt19937_64 rng(13);
+  Sem s(1, Sem::ExpMode::Uninterpreted);
+  for (int i = 0; i < 100000; ++i) {
+    uint64_t a = i < 3 ? (uint64_t)i + 1 : rng() % kP;
+    uint64_t b = i < 3 ? kQ - 1 - i : rng() % kQ;
+    ASSERT_EQ(invMod(a, kP), slowInv(a, kP)) << a;
+    ASSERT_EQ(invMod(b, kQ), slowInv(b, kQ)) << b;
+    // Through the domain, twice (the second hits the cache).
+    Sem::Value v{a, b, i % 5 == 0};
+    for (int rep = 0; rep < 2; ++rep) {
+      Sem::Value inv = s.inverse(v);
+      if (a == 0 || (!v.qUndef && b == 0))
+        continue;
+      ASSERT_EQ(inv.p, slowInv(a, kP));
+      if (!v.qUndef)
+        ASSERT_EQ(inv.q, slowInv(b, kQ));
+    }
+  }
+  // Generic moduli (≥ 2^63 takes the 128-bit path).
+  for (uint64_t m : {18446744073709551557ULL, 1000000007ULL})
+    for (int i = 0; i < 1000; ++i) {
+      uint64_t a = 1 + rng() % (m - 1);
+      ASSERT_EQ(mulModSlow(a, invMod(a, m), m), 1u);
+    }
 }

@@ -26,7 +26,13 @@ def MirageVerifyEquivalence
     named), and fails then. With `dtype-check`, also runs the candidate with
     every value rounded to its element type against the float64 reference and
     warns when the relative error exceeds the type's threshold (e.g. exp
-    overflowing f16). Changes no IR. The argument is in
+    overflowing f16). With `formal`, also runs both graphs symbolically
+    (every input element a real variable, the functions outside the field
+    uninterpreted) and asks Z3 whether some output element can differ while
+    every divisor is nonzero: unsat is a proof for these shapes (remark), sat
+    a counterexample (error), unknown or timeout a warning; pairs with more
+    than `formal-max-elements` input or output elements are skipped with a
+    remark. Changes no IR. The argument is in
     docs/Rationale/Verification.md.
 
     ```mlir
@@ -44,7 +50,15 @@ def MirageVerifyEquivalence
     Option<"seed", "seed", "uint64_t", "1",
            "seed of the test keys (inputs, ω and oracles)">,
     Option<"dtypeCheck", "dtype-check", "bool", "true",
-           "also check the candidate's accuracy in its own element type">
+           "also check the candidate's accuracy in its own element type">,
+    Option<"formal", "formal", "bool", "false",
+           "also prove (or refute) the equivalence with Z3 over the reals, "
+           "with uninterpreted functions, when the shapes are small">,
+    Option<"formalMaxElements", "formal-max-elements", "int64_t", "4096",
+           "skip the formal check when the inputs or outputs have more "
+           "elements">,
+    Option<"formalTimeoutMs", "formal-timeout-ms", "unsigned", "10000",
+           "Z3 time limit of the formal check, in milliseconds">
   ];
 }
 

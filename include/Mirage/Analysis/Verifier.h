@@ -80,6 +80,10 @@ struct VerifyOptions {
   unsigned maxRedraws = 8;
   /// Look for an output permutation when the outputs do not match in order.
   bool allowPermutation = true;
+  /// Evaluator workers per evaluation (0: hardware_concurrency, 1: serial;
+  /// a caller that runs many verifications at once passes 1). The verdict
+  /// does not depend on it.
+  unsigned threads = 0;
 };
 
 enum class VerifyStatus : uint8_t {

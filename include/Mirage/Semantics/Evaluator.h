@@ -14,6 +14,23 @@
 // graph runs literally block by block and iteration by iteration, so the
 // evaluator checks the tiling semantics, not just the algebra.
 //
+// Threads. The blocks of a block graph, and the rows of a kernel-level
+// matmul, run on up to `threads` workers (default: hardware_concurrency; 1 =
+// serial). Every output element is computed by exactly one worker, with the
+// same operations in the same order as the serial loop, so results are
+// bit-identical for every thread count. Only domains that declare
+// `static constexpr bool kParallelSafe = true` (their const operations may be
+// called concurrently) are run in parallel; others always run serially. The
+// evaluator keeps no state besides the domain reference and the thread
+// count, so it is reentrant; a caller that is itself one of many threads (the
+// search) passes threads = 1.
+//
+// Optional fast path. A domain may provide
+//   struct DotAccumulator; void dotMulAdd(DotAccumulator &, V, V) const;
+//   V dotValue(const DotAccumulator &) const;
+// for exact domains whose Σ a_k·b_k can be computed with delayed reduction;
+// the result must equal the left fold add(…add(add(zero, a_0·b_0), …)).
+//
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_EVALUATOR_H
 #define MIRAGE_SEMANTICS_EVALUATOR_H
@@ -21,17 +38,56 @@
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <optional>
+#include <thread>
+#include <type_traits>
 
 namespace mirage {
+
+struct Float64Semantics;
+
+/// The default worker count of the evaluator.
+inline unsigned defaultEvaluatorThreads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+namespace detail {
+template <class S, class = void> struct ParallelSafe : std::false_type {};
+template <class S>
+struct ParallelSafe<S, std::void_t<decltype(S::kParallelSafe)>>
+    : std::bool_constant<S::kParallelSafe> {};
+/// float64 is stateless (FloatSemantics.h is shared; declared here).
+template <> struct ParallelSafe<Float64Semantics> : std::true_type {};
+
+template <class S, class = void> struct HasDotAccumulator : std::false_type {};
+template <class S>
+struct HasDotAccumulator<S, std::void_t<typename S::DotAccumulator>>
+    : std::true_type {};
+
+/// Below this many scalar operations a parallel loop is not worth the
+/// thread start-up (tens of microseconds).
+constexpr int64_t kMinParallelWork = 1 << 16;
+} // namespace detail
 
 template <class Sem> class Evaluator {
 public:
   using V = typename Sem::Value;
   using T = Tensor<V>;
 
-  explicit Evaluator(const Sem &sem) : sem(sem) {}
+  /// `threads`: workers for block loops and kernel-level matmuls; 0 means
+  /// defaultEvaluatorThreads(), 1 serial. Domains that are not declared
+  /// parallel-safe always run serially.
+  explicit Evaluator(const Sem &sem, unsigned threads = 0)
+      : sem(sem), threads(detail::ParallelSafe<Sem>::value
+                              ? (threads == 0 ? defaultEvaluatorThreads()
+                                              : threads)
+                              : 1) {}
+
+  unsigned numThreads() const { return threads; }
 
   /// Evaluates `g` (kernel or block level) on `inputs`, in graph-input order;
   /// returns the outputs in order.
@@ -50,7 +106,7 @@ public:
           vals[op.results[i]] = std::move(outs[i]);
         continue;
       }
-      runTensorOp(g, op, vals);
+      runTensorOp(g, op, vals, /*mayParallelize=*/true);
     }
     std::vector<T> outs;
     for (int32_t o : g.outputs)
@@ -68,16 +124,78 @@ public:
     for (size_t i = 0; i < b.outputs.size(); ++i)
       outputIndex[b.outputs[i]] = i;
 
-    GridDims idx{0, 0, 0};
-    for (idx[2] = 0; idx[2] < b.grid[2]; ++idx[2])
-      for (idx[1] = 0; idx[1] < b.grid[1]; ++idx[1])
-        for (idx[0] = 0; idx[0] < b.grid[0]; ++idx[0])
-          runBlock(b, inputs, idx, outputIndex, outputs);
+    // Blocks in x-fastest order. Workers take whole blocks; no locks are
+    // needed: each block writes only the output boxes its savers select with
+    // omap, and the omap rule (every grid dimension maps to a distinct
+    // output dimension, or the grid dimension is 1) makes the boxes of
+    // distinct blocks disjoint. Inputs and the domain are only read. Each
+    // element is therefore written by one block, computed exactly as in the
+    // serial loop.
+    int64_t numBlocks = b.grid[0] * b.grid[1] * b.grid[2];
+    auto blockAt = [&](int64_t i) {
+      GridDims idx{i % b.grid[0], (i / b.grid[0]) % b.grid[1],
+                   i / (b.grid[0] * b.grid[1])};
+      runBlock(b, inputs, idx, outputIndex, outputs);
+    };
+    int64_t work = numBlocks * blockWork(b);
+    if (!saversDisjoint(b))
+      work = 0; // not a valid block graph; stay serial (and deterministic)
+    parallelFor(numBlocks, work, blockAt);
     return outputs;
   }
 
 private:
   const Sem &sem;
+  unsigned threads = 1;
+
+  /// Runs f(0..n-1), each index on exactly one worker; serial when there is
+  /// one thread, one item or little `work`.
+  template <class F> void parallelFor(int64_t n, int64_t work, F &&f) const {
+    unsigned nt = (unsigned)std::min<int64_t>(threads, n);
+    if (nt <= 1 || work < detail::kMinParallelWork) {
+      for (int64_t i = 0; i < n; ++i)
+        f(i);
+      return;
+    }
+    std::atomic<int64_t> next{0};
+    auto worker = [&] {
+      for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;)
+        f(i);
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(nt - 1);
+    for (unsigned t = 1; t < nt; ++t)
+      pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+      t.join();
+  }
+
+  /// The omap rule, rechecked: no saver replicates a grid axis of extent > 1.
+  static bool saversDisjoint(const UGraph &b) {
+    for (const UOp &op : b.ops)
+      if (op.kind == OpKind::OutputSaver)
+        for (int a = 0; a < 3; ++a)
+          if (b.grid[a] > 1 && op.map[a] < 0)
+            return false;
+    return true;
+  }
+
+  /// A rough count of scalar operations of one block (for the threshold).
+  static int64_t blockWork(const UGraph &b) {
+    int64_t w = 0;
+    for (const UOp &op : b.ops) {
+      if (op.results.empty())
+        continue;
+      int64_t e = numElements(b.values[op.results[0]].shape);
+      if (op.kind == OpKind::Matmul) {
+        const Shape &as = b.values[op.operands[0]].shape;
+        e *= as.empty() ? 1 : as.back();
+      }
+      w += e;
+    }
+    return w * std::max<int64_t>(b.forloopRange, 1);
+  }
 
   V binary(BinaryKind k, V a, V b) const {
     switch (k) {
@@ -229,23 +347,66 @@ private:
     return out;
   }
 
-  T matmul(const T &a, const T &b, const Shape &outShape) const {
+  /// Batched matmul, in tiles of up to 8 rows × 256 columns so that a slice
+  /// of `b` stays in cache while it is used for several rows. At kernel level
+  /// (`parallel`) the (batch, row block, column block) tiles are spread over
+  /// the workers. Every output element is computed by one worker, summing
+  /// its products in ascending k from zero, as the plain loop does.
+  T matmul(const T &a, const T &b, const Shape &outShape,
+           bool parallel = false) const {
+    constexpr int64_t kRows = 8, kCols = 256;
     size_t r = a.shape.size();
     int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
     int64_t batch = numElements(outShape) / (m * n);
     T out(outShape, sem.zero());
-    for (int64_t bt = 0; bt < batch; ++bt) {
-      const V *pa = a.data.data() + bt * m * k;
-      const V *pb = b.data.data() + bt * k * n;
-      V *pc = out.data.data() + bt * m * n;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t kk = 0; kk < k; ++kk) {
-          V av = pa[i * k + kk];
-          for (int64_t j = 0; j < n; ++j)
-            pc[i * n + j] = sem.add(pc[i * n + j], sem.mul(av, pb[kk * n + j]));
-        }
-    }
+    int64_t rowBlocks = (m + kRows - 1) / kRows;
+    int64_t colBlocks = (n + kCols - 1) / kCols;
+    int64_t perBatch = rowBlocks * colBlocks;
+    auto tile = [&](int64_t t) {
+      int64_t bt = t / perBatch, rem = t % perBatch;
+      int64_t i0 = (rem / colBlocks) * kRows, j0 = (rem % colBlocks) * kCols;
+      matmulTile(a.data.data() + bt * m * k, b.data.data() + bt * k * n,
+                 out.data.data() + bt * m * n, k, n, i0,
+                 std::min(m, i0 + kRows), j0, std::min(n, j0 + kCols));
+    };
+    if (parallel)
+      parallelFor(batch * perBatch, batch * m * k * n, tile);
+    else
+      for (int64_t t = 0; t < batch * perBatch; ++t)
+        tile(t);
     return out;
+  }
+
+  /// pc[i·n + j] = Σ_kk pa[i·k + kk]·pb[kk·n + j] for i ∈ [i0, i1),
+  /// j ∈ [j0, j1), summed in kk order from zero.
+  void matmulTile(const V *pa, const V *pb, V *pc, int64_t k, int64_t n,
+                  int64_t i0, int64_t i1, int64_t j0, int64_t j1) const {
+    int64_t w = j1 - j0;
+    if constexpr (detail::HasDotAccumulator<Sem>::value) {
+      using Acc = typename Sem::DotAccumulator;
+      std::vector<Acc> acc((i1 - i0) * w);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const V *pbk = pb + kk * n + j0;
+        for (int64_t i = i0; i < i1; ++i) {
+          const V &av = pa[i * k + kk];
+          Acc *row = acc.data() + (i - i0) * w;
+          for (int64_t j = 0; j < w; ++j)
+            sem.dotMulAdd(row[j], av, pbk[j]);
+        }
+      }
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = 0; j < w; ++j)
+          pc[i * n + j0 + j] = sem.dotValue(acc[(i - i0) * w + j]);
+    } else {
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const V *pbk = pb + kk * n;
+        for (int64_t i = i0; i < i1; ++i) {
+          V av = pa[i * k + kk];
+          for (int64_t j = j0; j < j1; ++j)
+            pc[i * n + j] = sem.add(pc[i * n + j], sem.mul(av, pbk[j]));
+        }
+      }
+    }
   }
 
   T rmsNorm(const T &x, const T *w, double eps) const {
@@ -309,13 +470,16 @@ private:
 
   /// Runs a tensor operator (kernel or block level) whose operands are in
   /// `vals`, storing its results there.
-  void runTensorOp(const UGraph &g, const UOp &op, std::vector<T> &vals) const {
+  /// `mayParallelize`: a kernel-level operator (not inside a block, whose
+  /// blocks may already run on the workers).
+  void runTensorOp(const UGraph &g, const UOp &op, std::vector<T> &vals,
+                   bool mayParallelize = false) const {
     auto in = [&](unsigned i) -> const T & { return vals[op.operands[i]]; };
     const Shape &outShape = g.values[op.results[0]].shape;
     T &out = vals[op.results[0]];
     switch (op.kind) {
     case OpKind::Matmul:
-      out = matmul(in(0), in(1), outShape);
+      out = matmul(in(0), in(1), outShape, mayParallelize);
       return;
     case OpKind::Unary: {
       T r = in(0);
