@@ -1,0 +1,32 @@
+//===- KernelPatternRecognition.h - Idioms on kernel graphs -----*- C++ -*-===//
+//
+// Rewrites the element-wise spellings that frontends emit into the kernel
+// dialect's fused ops: `1/(1+exp(-x))` -> sigmoid, `x*sigmoid(x)` -> silu,
+// the tanh form of GELU -> gelu, `x*rsqrt(mean(x^2)+eps)` (or
+// `x/sqrt(...)`) -> rms_norm, then `rms_norm(x)*gamma` -> rms_norm weight.
+// Used by `--mirage-import`; see docs/Rationale/Import.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_CONVERSION_KERNELPATTERNRECOGNITION_H
+#define MIRAGE_CONVERSION_KERNELPATTERNRECOGNITION_H
+
+#include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace mirage {
+
+/// Adds the sigmoid, silu, gelu, rms_norm and rms_norm-weight patterns on
+/// `mirage_kernel` ops to `patterns`.
+void populateKernelRecognitionPatterns(mlir::RewritePatternSet &patterns);
+
+/// Applies the recognition patterns greedily to the body of `g` (only when
+/// `recognize`; no folding, at most 8 iterations), then erases the ops that
+/// became dead.
+void simplifyKernelGraph(kernel::GraphOp g, bool recognize = true);
+
+} // namespace mirage
+
+#endif // MIRAGE_CONVERSION_KERNELPATTERNRECOGNITION_H

@@ -1,0 +1,34 @@
+//===- LaxPartition.h - Split kernel graphs into LAX pieces -----*- C++ -*-===//
+//
+// The paper's LAX fragment (Def. 5.1): multi-linear ops, division and exp,
+// with at most one exp on any input->output path. `partitionLax` enforces the
+// exp rule by splitting a kernel graph into consecutive graphs chained
+// through results; non-LAX ops either stay and are listed in the graph's
+// `mirage.non_lax` attribute or, with `strict`, get graphs of their own.
+// See docs/Rationale/Import.md, "Non-LAX ops: what we chose".
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_CONVERSION_LAXPARTITION_H
+#define MIRAGE_CONVERSION_LAXPARTITION_H
+
+#include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace mirage {
+
+/// Whether `op` is a kernel op outside LAX: silu, gelu, relu, sigmoid, tanh,
+/// pow and reduce max.
+bool isNonLaxKernelOp(mlir::Operation *op);
+
+/// Splits `g` so that no input->output path of any piece crosses more than
+/// one exp (and, with `strict`, so that each non-LAX op is alone in its
+/// piece). `g` is erased and its uses rewired when it is split. Each piece
+/// holding non-LAX ops gets `mirage.non_lax = [names]`. Returns the pieces in
+/// program order (just `g` when no split is needed).
+llvm::SmallVector<kernel::GraphOp> partitionLax(kernel::GraphOp g,
+                                                bool strict);
+
+} // namespace mirage
+
+#endif // MIRAGE_CONVERSION_LAXPARTITION_H

@@ -1,0 +1,362 @@
+//===- GraphGrouping.cpp - Convex groups of importable ops -> graphs ------===//
+//
+// Per block: every op gets its recipe (or none); importable ops are visited
+// in block order and join the union of their producers' groups when that
+// keeps the block acyclic after contracting every group (else one producer
+// group, else a new group). Each group then becomes one `mirage_kernel.graph`
+// placed after its last member. A group that fails (misfit shape, graph that
+// does not verify, side-effecting op in the way) disables its culprit and the
+// block is analysed again; nothing is half-rewritten.
+//
+//===----------------------------------------------------------------------===//
+#include "../ImportCommon.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <map>
+#include <vector>
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::import;
+namespace mk = mirage::kernel;
+
+namespace {
+
+struct BlockImporter {
+  Block &block;
+  /// Ops that must not be imported (a previous attempt failed), with reason.
+  DenseMap<Operation *, std::string> &disabled;
+  SmallVectorImpl<mk::GraphOp> &created;
+
+  BlockImporter(Block &block, DenseMap<Operation *, std::string> &disabled,
+                SmallVectorImpl<mk::GraphOp> &created)
+      : block(block), disabled(disabled), created(created) {}
+
+  std::vector<Operation *> ops;
+  DenseMap<Operation *, int> index;
+  std::vector<std::optional<Recipe>> recipes;
+  std::vector<SmallVector<int, 4>> deps; // producers relevant for grouping
+  std::vector<int> parent;               // union-find over op indices
+  std::vector<int> member;               // group root or -1
+
+  int find(int i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  }
+
+  void collectProducers(Operation *op, SmallVectorImpl<int> &out) {
+    auto add = [&](Value v) {
+      if (Operation *d = v.getDefiningOp())
+        if (Operation *a = block.findAncestorOpInBlock(*d))
+          if (auto it = index.find(a); it != index.end() && a != op)
+            out.push_back(it->second);
+    };
+    for (Value v : op->getOperands())
+      add(v);
+    op->walk([&](Operation *nested) {
+      if (nested != op)
+        for (Value v : nested->getOperands())
+          add(v);
+    });
+  }
+
+  /// Would the group made of the groups `roots` plus op `x` be non-convex or
+  /// close a cycle among groups?
+  bool createsCycle(const llvm::SmallDenseSet<int> &roots, int x) {
+    auto inM = [&](int n) {
+      return n == x || (member[n] >= 0 && roots.contains(find(member[n])));
+    };
+    SmallVector<int> stack;
+    DenseSet<int> seen, seenGroups;
+    for (int n = 0; n < (int)ops.size(); ++n)
+      if (inM(n))
+        for (int p : deps[n])
+          if (!inM(p))
+            stack.push_back(p);
+    while (!stack.empty()) {
+      int n = stack.pop_back_val();
+      if (!seen.insert(n).second)
+        continue;
+      if (inM(n))
+        return true;
+      if (member[n] >= 0) {
+        int g = find(member[n]);
+        if (seenGroups.insert(g).second)
+          for (int m = 0; m < (int)ops.size(); ++m)
+            if (member[m] >= 0 && find(member[m]) == g)
+              for (int p : deps[m])
+                stack.push_back(p);
+      } else {
+        for (int p : deps[n])
+          stack.push_back(p);
+      }
+    }
+    return false;
+  }
+
+  void analyze() {
+    for (Operation &op : block)
+      if (!op.hasTrait<OpTrait::IsTerminator>()) {
+        index[&op] = ops.size();
+        ops.push_back(&op);
+      }
+    recipes.resize(ops.size());
+    deps.resize(ops.size());
+    parent.resize(ops.size());
+    member.assign(ops.size(), -1);
+    for (int i = 0; i < (int)ops.size(); ++i) {
+      parent[i] = i;
+      if (!disabled.count(ops[i])) {
+        Analysis a = analyzeOp(ops[i]);
+        recipes[i] = std::move(a.recipe);
+      }
+      if (recipes[i]) {
+        for (Value v : recipes[i]->inputs)
+          if (Operation *d = v.getDefiningOp())
+            if (Operation *anc = block.findAncestorOpInBlock(*d))
+              if (auto it = index.find(anc); it != index.end())
+                deps[i].push_back(it->second);
+      } else {
+        collectProducers(ops[i], deps[i]);
+      }
+    }
+  }
+
+  void group() {
+    for (int i = 0; i < (int)ops.size(); ++i) {
+      if (!recipes[i])
+        continue;
+      llvm::SmallDenseSet<int> cands;
+      for (int p : deps[i])
+        if (member[p] >= 0)
+          cands.insert(find(member[p]));
+      llvm::SmallDenseSet<int> chosen;
+      if (!cands.empty() && !createsCycle(cands, i)) {
+        chosen = cands;
+      } else {
+        for (int c : cands) {
+          llvm::SmallDenseSet<int> one;
+          one.insert(c);
+          if (!createsCycle(one, i)) {
+            chosen = one;
+            break;
+          }
+        }
+      }
+      member[i] = i;
+      for (int c : chosen)
+        parent[c] = i;
+    }
+    for (int i = 0; i < (int)ops.size(); ++i)
+      if (member[i] >= 0)
+        member[i] = find(i);
+  }
+
+  /// Builds the graph for one group; returns failure with the op to disable.
+  LogicalResult realize(ArrayRef<Operation *> members,
+                        const llvm::SmallPtrSetImpl<Operation *> &allMembers,
+                        const DenseMap<Operation *, const Recipe *> &recipeOf,
+                        Operation *&culprit, std::string &why) {
+    llvm::SmallPtrSet<Operation *, 16> inG(members.begin(), members.end());
+    // Inputs.
+    llvm::SetVector<Value> ins;
+    for (Operation *m : members)
+      for (Value v : recipeOf.lookup(m)->inputs)
+        if (!v.getDefiningOp() || !inG.contains(v.getDefiningOp()))
+          ins.insert(v);
+    // Outputs: results used by ops that stay, or by other groups' recipes.
+    llvm::SetVector<Value> outs;
+    for (Operation *m : members)
+      for (OpOperand &use : m->getResult(0).getUses()) {
+        Operation *u = use.getOwner();
+        Operation *anc = block.findAncestorOpInBlock(*u);
+        if (anc && inG.contains(anc))
+          continue;
+        if (anc && allMembers.contains(anc)) {
+          if (llvm::is_contained(recipeOf.lookup(anc)->inputs,
+                                 m->getResult(0)))
+            outs.insert(m->getResult(0));
+          continue;
+        }
+        outs.insert(m->getResult(0));
+      }
+    if (outs.empty())
+      return success(); // nothing observable; members die with their users
+    // Placement: after the last member; ops in between that use the group
+    // move after the graph and must be free of side effects.
+    Operation *last = members.front();
+    for (Operation *m : members)
+      if (last->isBeforeInBlock(m))
+        last = m;
+    SmallVector<Operation *> toMove;
+    llvm::SmallPtrSet<Operation *, 16> tainted(inG.begin(), inG.end());
+    for (Operation *o = members.front(); o && o != last; o = o->getNextNode()) {
+      if (inG.contains(o))
+        continue;
+      bool uses = false;
+      auto check = [&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (Operation *d = v.getDefiningOp())
+            if (Operation *a = block.findAncestorOpInBlock(*d))
+              if (tainted.contains(a))
+                uses = true;
+      };
+      o->walk(check);
+      if (uses) {
+        if (!isMemoryEffectFree(o)) {
+          culprit = nullptr;
+          why = "grouping would move an op with side effects";
+          return failure();
+        }
+        tainted.insert(o);
+        toMove.push_back(o);
+      }
+    }
+    // Build the graph.
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
+    Location loc = members.size() == 1
+                       ? members.front()->getLoc()
+                       : b.getFusedLoc(llvm::to_vector(llvm::map_range(
+                             members, [](Operation *m) { return m->getLoc(); })));
+    SmallVector<Type> outTypes;
+    for (Value v : outs)
+      outTypes.push_back(v.getType());
+    auto g = mk::GraphOp::create(b, loc, outTypes, ins.getArrayRef(),
+                                 StringAttr(), StringAttr());
+    Block *body = new Block();
+    g.getBody().push_back(body);
+    IRMapping map;
+    for (Value v : ins)
+      map.map(v, body->addArgument(v.getType(), v.getLoc()));
+    OpBuilder ib = OpBuilder::atBlockEnd(body);
+    for (Operation *m : members) {
+      SmallVector<Value> in;
+      for (Value v : recipeOf.lookup(m)->inputs)
+        in.push_back(map.lookup(v));
+      Value r = recipeOf.lookup(m)->build(ib, m->getLoc(), in);
+      if (!r || r.getType() != m->getResult(0).getType()) {
+        g->erase();
+        culprit = m;
+        why = "operand shapes have no kernel form";
+        return failure();
+      }
+      map.map(m->getResult(0), r);
+    }
+    SmallVector<Value> ys;
+    for (Value v : outs)
+      ys.push_back(map.lookup(v));
+    mk::YieldOp::create(ib, loc, ys);
+    {
+      ScopedDiagnosticHandler silence(g->getContext(),
+                                      [](Diagnostic &) { return success(); });
+      if (failed(mlir::verify(g))) {
+        g->erase();
+        culprit = nullptr;
+        why = "the kernel graph would not verify";
+        return failure();
+      }
+    }
+    // Commit.
+    Operation *after = g;
+    for (Operation *o : toMove) {
+      o->moveAfter(after);
+      after = o;
+    }
+    for (auto [cv, r] : llvm::zip(outs, g.getResults()))
+      Value(cv).replaceUsesWithIf(r, [&](OpOperand &use) {
+        Operation *anc = block.findAncestorOpInBlock(*use.getOwner());
+        return !(anc && inG.contains(anc));
+      });
+    created.push_back(g);
+    return success();
+  }
+};
+
+/// Erases ops that are trivially dead and either imported or feeding only
+/// what was erased (constants, fills, empties, imported ops). A graph built
+/// earlier can become dead too (its only user was a stay-op, e.g. a transpose,
+/// feeding a dead imported op); it is then dropped from `created` as well.
+void eraseDead(Block &block, SmallVectorImpl<mk::GraphOp> &created,
+               llvm::SmallPtrSetImpl<Operation *> &importedUsers) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || !isOpTriviallyDead(&op))
+        continue;
+      if (!importedUsers.contains(&op) && !analyzeOp(&op).recipe)
+        continue;
+      for (Value v : op.getOperands())
+        if (Operation *d = v.getDefiningOp())
+          importedUsers.insert(d);
+      if (auto g = dyn_cast<mk::GraphOp>(&op))
+        llvm::erase(created, g);
+      importedUsers.erase(&op);
+      op.erase();
+      changed = true;
+    }
+  }
+}
+
+} // namespace
+
+void mirage::import::importBlock(
+    Block &block, SmallVectorImpl<mk::GraphOp> &created,
+    llvm::SmallPtrSetImpl<Operation *> &importedUsers) {
+  DenseMap<Operation *, std::string> disabled;
+  for (unsigned attempt = 0; attempt < 64; ++attempt) {
+    BlockImporter bi(block, disabled, created);
+    bi.analyze();
+    bi.group();
+    // Groups in order of their first member.
+    std::map<int, SmallVector<Operation *>> groups;
+    llvm::SmallPtrSet<Operation *, 32> allMembers;
+    DenseMap<Operation *, const Recipe *> recipeOf;
+    for (int i = 0; i < (int)bi.ops.size(); ++i)
+      if (bi.member[i] >= 0) {
+        groups[bi.member[i]].push_back(bi.ops[i]);
+        allMembers.insert(bi.ops[i]);
+        recipeOf[bi.ops[i]] = &*bi.recipes[i];
+      }
+    if (groups.empty())
+      return;
+    SmallVector<SmallVector<Operation *>> ordered;
+    for (auto &[root, ms] : groups)
+      ordered.push_back(ms);
+    llvm::sort(ordered, [](const auto &a, const auto &b) {
+      return a.front()->isBeforeInBlock(b.front());
+    });
+    bool retry = false;
+    for (auto &ms : ordered) {
+      Operation *culprit = nullptr;
+      std::string why;
+      if (failed(bi.realize(ms, allMembers, recipeOf, culprit, why))) {
+        // Disable the culprit (or the whole group) and start over; the
+        // graphs built so far stay (their members are now dead).
+        if (culprit)
+          disabled[culprit] = why;
+        else
+          for (Operation *m : ms)
+            disabled[m] = why;
+        retry = true;
+        break;
+      }
+    }
+    // Erase what the graphs replaced (reverse order: users first) and
+    // whatever became dead because of it.
+    eraseDead(block, created, importedUsers);
+    if (!retry)
+      return;
+  }
+}

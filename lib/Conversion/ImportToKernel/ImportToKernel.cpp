@@ -1,0 +1,92 @@
+//===- ImportToKernel.cpp - The mirage-import pass ------------------------===//
+//
+// `--mirage-import` assembles the pieces: per block, the frontend recipes
+// (LinalgToKernel, TosaToKernel, OpRecipes) and the convex grouping
+// (GraphGrouping) turn the tensor computation into `mirage_kernel.graph` ops;
+// each new graph then goes through recognition (KernelPatternRecognition) and
+// the LAX split (LaxPartition); finally every TOSA/linalg op left behind gets
+// a remark saying why. See docs/Rationale/Import.md.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/KernelPatternRecognition.h"
+#include "Mirage/Conversion/LaxPartition.h"
+#include "Mirage/Conversion/Passes.h"
+
+#include "../ImportCommon.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGEIMPORT
+#include "Mirage/Conversion/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::import;
+namespace mk = mirage::kernel;
+
+namespace {
+
+/// Why `op` was left behind.
+std::string reason(Operation *op) {
+  Analysis a = analyzeOp(op);
+  if (!a.recipe)
+    return a.why;
+  return "its group could not form a kernel graph";
+}
+
+struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    // Blocks to process: those not inside linalg or mirage ops.
+    SmallVector<Block *> blocks;
+    f->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<linalg::LinalgOp, mk::GraphOp, mk::CustomOp>(op))
+        return WalkResult::skip();
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          blocks.push_back(&b);
+      return WalkResult::advance();
+    });
+    SmallVector<mk::GraphOp> created;
+    // Ops that feed imported ops are candidates for dead-code removal.
+    llvm::SmallPtrSet<Operation *, 32> importedUsers;
+    for (Block *b : blocks) {
+      for (Operation &op : *b)
+        if (analyzeOp(&op).recipe)
+          for (Value v : op.getOperands())
+            if (Operation *d = v.getDefiningOp())
+              importedUsers.insert(d);
+      importBlock(*b, created, importedUsers);
+    }
+    // Recognition, then the LAX split.
+    for (mk::GraphOp g : created) {
+      simplifyKernelGraph(g, recognize);
+      (void)partitionLax(g, strictLax);
+    }
+    if (remarks) {
+      f->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op)) {
+          op->emitRemark("not imported: ") << reason(op);
+          return WalkResult::skip();
+        }
+        if (isa<mk::GraphOp, mk::CustomOp>(op))
+          return WalkResult::skip();
+        if (op->getDialect() && op->getDialect()->getNamespace() == "tosa" &&
+            !isa<tosa::ConstOp, tosa::YieldOp, tosa::ConstShapeOp>(op) &&
+            op->getNumResults() > 0)
+          op->emitRemark("not imported: ") << reason(op);
+        return WalkResult::advance();
+      });
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,307 @@
+//===- KernelPatternRecognition.cpp - Idioms on kernel graphs -------------===//
+//
+// Greedy patterns over `mirage_kernel` ops inside a graph body: sigmoid,
+// silu, gelu (products are flattened, so any association and placement of
+// the scalar factors matches), rms_norm and rms_norm with weight.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/KernelPatternRecognition.h"
+
+#include "../ImportCommon.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mirage;
+using mirage::import::broadcastType;
+namespace mk = mirage::kernel;
+
+namespace {
+
+std::optional<double> scalarOf(mk::UnaryOp u) {
+  if (!u || !u.getScalar())
+    return std::nullopt;
+  return u.getScalar()->convertToDouble();
+}
+mk::UnaryOp unaryOf(Value v, UnaryKind k) {
+  auto u = v ? v.getDefiningOp<mk::UnaryOp>() : mk::UnaryOp();
+  return u && u.getKind() == k ? u : mk::UnaryOp();
+}
+mk::BinaryOp binaryOf(Value v, BinaryKind k) {
+  auto u = v ? v.getDefiningOp<mk::BinaryOp>() : mk::BinaryOp();
+  return u && u.getKind() == k ? u : mk::BinaryOp();
+}
+bool near(double a, double b, double rel = 1e-5) {
+  return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+/// 1 / (1 + exp(-x))  ->  sigmoid(x)
+struct SigmoidPattern : OpRewritePattern<mk::UnaryOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mk::UnaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != UnaryKind::reciprocal)
+      return failure();
+    auto add = unaryOf(op.getInput(), UnaryKind::add_scalar);
+    if (!add || scalarOf(add) != 1.0)
+      return failure();
+    auto e = unaryOf(add.getInput(), UnaryKind::exp);
+    if (!e)
+      return failure();
+    auto neg = unaryOf(e.getInput(), UnaryKind::mul_scalar);
+    if (!neg || scalarOf(neg) != -1.0)
+      return failure();
+    rw.replaceOpWithNewOp<mk::UnaryOp>(op, op.getType(), UnaryKind::sigmoid,
+                                       neg.getInput(), FloatAttr());
+    return success();
+  }
+};
+
+/// x * sigmoid(x)  ->  silu(x)
+struct SiluPattern : OpRewritePattern<mk::BinaryOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mk::BinaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::mul)
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      Value x = op->getOperand(i), s = op->getOperand(1 - i);
+      auto sig = unaryOf(s, UnaryKind::sigmoid);
+      if (sig && sig.getInput() == x && x.getType() == op.getType()) {
+        rw.replaceOpWithNewOp<mk::UnaryOp>(op, op.getType(), UnaryKind::silu,
+                                           x, FloatAttr());
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+/// Flattens a product tree of mul and mul_scalar into factors and a
+/// coefficient. Stops at values with more than one use (except the root).
+void productFactors(Value v, SmallVectorImpl<Value> &fs, double &coef,
+                    bool root) {
+  if (!root && !v.hasOneUse()) {
+    fs.push_back(v);
+    return;
+  }
+  if (auto m = binaryOf(v, BinaryKind::mul)) {
+    if (m.getLhs().getType() == v.getType() &&
+        m.getRhs().getType() == v.getType()) {
+      productFactors(m.getLhs(), fs, coef, false);
+      productFactors(m.getRhs(), fs, coef, false);
+      return;
+    }
+  }
+  if (auto s = unaryOf(v, UnaryKind::mul_scalar)) {
+    coef *= scalarOf(s).value_or(0.0);
+    productFactors(s.getInput(), fs, coef, false);
+    return;
+  }
+  fs.push_back(v);
+}
+
+/// Whether v = x³ (x*x*x in any association, or square(x)*x, or pow(x,3)).
+bool isCube(Value v, Value x) {
+  SmallVector<Value> fs;
+  double c = 1;
+  productFactors(v, fs, c, true);
+  if (c != 1.0)
+    return false;
+  int n = 0;
+  for (Value f : fs) {
+    if (f == x)
+      n += 1;
+    else if (auto s = unaryOf(f, UnaryKind::square); s && s.getInput() == x)
+      n += 2;
+    else
+      return false;
+  }
+  return n == 3;
+}
+
+/// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))  ->  gelu(x)
+struct GeluPattern : RewritePattern {
+  GeluPattern(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rw) const override {
+    if (!isa<mk::BinaryOp, mk::UnaryOp>(op) || op->getNumResults() != 1)
+      return failure();
+    Value root = op->getResult(0);
+    SmallVector<Value> fs;
+    double coef = 1;
+    productFactors(root, fs, coef, true);
+    if (fs.size() != 2 || !near(coef, 0.5))
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      Value x = fs[i], u = fs[1 - i];
+      if (x.getType() != root.getType())
+        continue;
+      auto one = unaryOf(u, UnaryKind::add_scalar);
+      if (!one || scalarOf(one) != 1.0)
+        continue;
+      auto th = unaryOf(one.getInput(), UnaryKind::tanh);
+      if (!th)
+        continue;
+      // √(2/π)·(x + 0.044715·x³), either as a scaled sum or a sum of scaled
+      // terms.
+      SmallVector<Value> inner;
+      double k = 1;
+      productFactors(th.getInput(), inner, k, true);
+      const double c = std::sqrt(2.0 / M_PI);
+      bool ok = false;
+      if (inner.size() == 1 && near(k, c)) {
+        if (auto add = binaryOf(inner[0], BinaryKind::add)) {
+          for (int j = 0; j < 2 && !ok; ++j) {
+            Value a = add->getOperand(j), bterm = add->getOperand(1 - j);
+            if (a != x)
+              continue;
+            SmallVector<Value> cf;
+            double kk = 1;
+            productFactors(bterm, cf, kk, true);
+            if (cf.size() == 1 && near(kk, 0.044715) && isCube(cf[0], x))
+              ok = true;
+            else if (near(kk, 0.044715)) {
+              // Factors x, x, x directly.
+              int n = 0;
+              bool only = true;
+              for (Value f : cf)
+                if (f == x) ++n;
+                else if (auto s = unaryOf(f, UnaryKind::square); s && s.getInput() == x) n += 2;
+                else only = false;
+              ok = only && n == 3;
+            }
+          }
+        }
+      }
+      if (!ok)
+        continue;
+      rw.replaceOpWithNewOp<mk::UnaryOp>(op, root.getType(), UnaryKind::gelu,
+                                         x, FloatAttr());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// Matches mean(x², last dim) + eps where mean is sum·(1/n) or sum/n.
+/// Returns x and eps.
+std::optional<std::pair<Value, double>> matchMeanSquarePlusEps(Value v) {
+  double eps = 0;
+  if (auto a = unaryOf(v, UnaryKind::add_scalar)) {
+    eps = scalarOf(a).value_or(0.0);
+    v = a.getInput();
+  }
+  auto ms = unaryOf(v, UnaryKind::mul_scalar);
+  if (!ms || !scalarOf(ms))
+    return std::nullopt;
+  double scale = *scalarOf(ms);
+  auto red = ms.getInput().getDefiningOp<mk::ReduceOp>();
+  if (!red || red.getKind() != ReduceKind::sum || red.getSize() != 1)
+    return std::nullopt;
+  auto xt = cast<RankedTensorType>(red.getInput().getType());
+  if (static_cast<int64_t>(red.getDim()) != xt.getRank() - 1)
+    return std::nullopt;
+  int64_t n = xt.getDimSize(xt.getRank() - 1);
+  if (!near(scale * n, 1.0, 1e-6))
+    return std::nullopt;
+  Value sq = red.getInput();
+  Value x;
+  if (auto s = unaryOf(sq, UnaryKind::square))
+    x = s.getInput();
+  else if (auto m = binaryOf(sq, BinaryKind::mul); m && m.getLhs() == m.getRhs())
+    x = m.getLhs();
+  else
+    return std::nullopt;
+  if (x.getType() != sq.getType())
+    return std::nullopt;
+  return std::make_pair(x, eps);
+}
+
+/// x * rsqrt(mean(x²)+eps), x / sqrt(mean(x²)+eps)  ->  rms_norm x eps
+struct RmsNormPattern : OpRewritePattern<mk::BinaryOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mk::BinaryOp op,
+                                PatternRewriter &rw) const override {
+    std::optional<std::pair<Value, double>> m;
+    Value x;
+    if (op.getKind() == BinaryKind::mul) {
+      for (int i = 0; i < 2 && !m; ++i) {
+        x = op->getOperand(i);
+        if (auto r = unaryOf(op->getOperand(1 - i), UnaryKind::rsqrt))
+          m = matchMeanSquarePlusEps(r.getInput());
+        if (m && m->first != x)
+          m.reset();
+      }
+    } else if (op.getKind() == BinaryKind::div) {
+      x = op.getLhs();
+      if (auto s = unaryOf(op.getRhs(), UnaryKind::sqrt))
+        m = matchMeanSquarePlusEps(s.getInput());
+      if (m && m->first != x)
+        m.reset();
+    }
+    if (!m || x.getType() != op.getType())
+      return failure();
+    rw.replaceOpWithNewOp<mk::RmsNormOp>(op, op.getType(), x, Value(),
+                                         rw.getF64FloatAttr(m->second));
+    return success();
+  }
+};
+
+/// rms_norm(x) * gamma  ->  rms_norm x weight gamma (gamma broadcasts to x)
+struct RmsNormWeightPattern : OpRewritePattern<mk::BinaryOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mk::BinaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::mul)
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      auto n = op->getOperand(i).getDefiningOp<mk::RmsNormOp>();
+      Value g = op->getOperand(1 - i);
+      if (!n || n.getWeight() || !n->hasOneUse() ||
+          n.getType() != op.getType())
+        continue;
+      RankedTensorType bt = broadcastType(n.getResult(), g);
+      if (!bt || bt != op.getType())
+        continue;
+      rw.replaceOpWithNewOp<mk::RmsNormOp>(op, op.getType(), n.getInput(), g,
+                                           n.getEpsAttr());
+      return success();
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void mirage::populateKernelRecognitionPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<SigmoidPattern, SiluPattern, RmsNormPattern,
+               RmsNormWeightPattern>(ctx);
+  patterns.add<GeluPattern>(ctx);
+}
+
+void mirage::simplifyKernelGraph(mk::GraphOp g, bool recognize) {
+  MLIRContext *ctx = g->getContext();
+  RewritePatternSet ps(ctx);
+  if (recognize)
+    populateKernelRecognitionPatterns(ps);
+  GreedyRewriteConfig cfg;
+  cfg.setMaxIterations(8);
+  cfg.enableFolding(false);
+  (void)applyPatternsGreedily(g.getBody(), std::move(ps), cfg);
+  // Dead ops (patterns leave the matched intermediates behind).
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op :
+         llvm::make_early_inc_range(llvm::reverse(g.getBody().front())))
+      if (!op.hasTrait<OpTrait::IsTerminator>() && isOpTriviallyDead(&op)) {
+        op.erase();
+        changed = true;
+      }
+  }
+}

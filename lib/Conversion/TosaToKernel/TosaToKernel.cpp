@@ -1,0 +1,126 @@
+//===- TosaToKernel.cpp - Recipes for TOSA ops ----------------------------===//
+//
+// Recipes for the TOSA ops that have an exact kernel form: matmul with zero
+// zero points, element-wise arithmetic with equal-rank broadcasting, the
+// unary activations, relu-shaped clamp/maximum, keep-dim reductions and
+// concat. Reshape and transpose stay between graphs.
+//
+//===----------------------------------------------------------------------===//
+#include "../ImportCommon.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace mirage;
+
+namespace mirage::import {
+
+Analysis analyzeTosaOp(Operation *op) {
+  Type rt = op->getResult(0).getType();
+  auto tensorOperand = [](Value v) { return whyNotImportable(v.getType()); };
+  if (auto m = dyn_cast<tosa::MatMulOp>(op)) {
+    if (!isZeroConst(m.getAZp()) || !isZeroConst(m.getBZp()))
+      return Analysis::no("matmul with non-zero zero points");
+    Value a = m.getA(), b = m.getB();
+    for (Value v : {a, b})
+      if (std::string w = tensorOperand(v); !w.empty())
+        return Analysis::no("operand: " + w);
+    if (cast<RankedTensorType>(a.getType()).getElementType() !=
+        cast<RankedTensorType>(rt).getElementType())
+      return Analysis::no("matmul accumulates in a different element type");
+    return Analysis::yes({a, b}, [rt](OpBuilder &bd, Location l,
+                                      ArrayRef<Value> in) -> Value {
+      Value v = emitMatmul(bd, l, in[0], in[1]);
+      return v && v.getType() == rt ? v : Value();
+    });
+  }
+  if (auto a = dyn_cast<tosa::AddOp>(op))
+    return binaryRecipe(BinaryKind::add, a.getInput1(), a.getInput2(), rt);
+  if (auto a = dyn_cast<tosa::SubOp>(op))
+    return binaryRecipe(BinaryKind::sub, a.getInput1(), a.getInput2(), rt);
+  if (auto a = dyn_cast<tosa::MulOp>(op)) {
+    if (!isZeroConst(a.getShift()))
+      return Analysis::no("mul with a non-zero shift");
+    return binaryRecipe(BinaryKind::mul, a.getInput1(), a.getInput2(), rt);
+  }
+  if (auto a = dyn_cast<tosa::PowOp>(op))
+    return binaryRecipe(BinaryKind::pow, a.getInput1(), a.getInput2(), rt);
+  if (auto a = dyn_cast<tosa::ReciprocalOp>(op))
+    return unaryRecipe(UnaryKind::reciprocal, a.getInput1(), rt);
+  if (auto a = dyn_cast<tosa::RsqrtOp>(op))
+    return unaryRecipe(UnaryKind::rsqrt, a.getInput1(), rt);
+  if (auto a = dyn_cast<tosa::ExpOp>(op))
+    return unaryRecipe(UnaryKind::exp, a.getInput1(), rt);
+  if (auto a = dyn_cast<tosa::SigmoidOp>(op))
+    return unaryRecipe(UnaryKind::sigmoid, a.getInput(), rt);
+  if (auto a = dyn_cast<tosa::TanhOp>(op))
+    return unaryRecipe(UnaryKind::tanh, a.getInput(), rt);
+  if (auto a = dyn_cast<tosa::NegateOp>(op)) {
+    if (!isZeroConst(a.getInput1Zp()) || !isZeroConst(a.getOutputZp()))
+      return Analysis::no("negate with non-zero zero points");
+    return unaryRecipe(UnaryKind::mul_scalar, a.getInput1(), rt, -1.0);
+  }
+  if (auto a = dyn_cast<tosa::ClampOp>(op)) {
+    auto lo = dyn_cast<FloatAttr>(a.getMinValAttr());
+    auto hi = dyn_cast<FloatAttr>(a.getMaxValAttr());
+    if (!lo || !hi || lo.getValueAsDouble() != 0.0 ||
+        !(hi.getValueAsDouble() >= 3.0e38))
+      return Analysis::no("clamp other than relu (min 0, max +inf/max float)");
+    return unaryRecipe(UnaryKind::relu, a.getInput(), rt);
+  }
+  if (auto a = dyn_cast<tosa::MaximumOp>(op)) {
+    auto z1 = splatValue(a.getInput1()), z2 = splatValue(a.getInput2());
+    if (z2 && *z2 == 0.0 && a.getInput1().getType() == rt)
+      return unaryRecipe(UnaryKind::relu, a.getInput1(), rt);
+    if (z1 && *z1 == 0.0 && a.getInput2().getType() == rt)
+      return unaryRecipe(UnaryKind::relu, a.getInput2(), rt);
+    return Analysis::no("maximum other than max(x, 0)");
+  }
+  if (auto a = dyn_cast<tosa::ReduceSumOp>(op)) {
+    if (std::string w = tensorOperand(a.getInput()); !w.empty())
+      return Analysis::no("operand: " + w);
+    int64_t d = a.getAxis();
+    return Analysis::yes({a.getInput()}, [d, rt](OpBuilder &b, Location l,
+                                                 ArrayRef<Value> in) -> Value {
+      Value v = emitReduce(b, l, ReduceKind::sum, in[0], d);
+      return v && v.getType() == rt ? v : Value();
+    });
+  }
+  if (auto a = dyn_cast<tosa::ReduceMaxOp>(op)) {
+    if (std::string w = tensorOperand(a.getInput()); !w.empty())
+      return Analysis::no("operand: " + w);
+    if (a.getNanMode() != tosa::NanPropagationMode::PROPAGATE)
+      return Analysis::no("reduce_max with nan_mode IGNORE");
+    int64_t d = a.getAxis();
+    return Analysis::yes({a.getInput()}, [d, rt](OpBuilder &b, Location l,
+                                                 ArrayRef<Value> in) -> Value {
+      Value v = emitReduce(b, l, ReduceKind::max, in[0], d);
+      return v && v.getType() == rt ? v : Value();
+    });
+  }
+  if (auto a = dyn_cast<tosa::ConcatOp>(op)) {
+    SmallVector<Value, 4> ins(a.getInput1().begin(), a.getInput1().end());
+    if (ins.empty())
+      return Analysis::no("empty concat");
+    for (Value v : ins)
+      if (std::string w = tensorOperand(v); !w.empty())
+        return Analysis::no("operand: " + w);
+    int64_t d = a.getAxis();
+    return Analysis::yes(ins, [d, rt](OpBuilder &b, Location l,
+                                      ArrayRef<Value> in) -> Value {
+      Value v = in[0];
+      for (Value x : in.drop_front())
+        v = emitConcat(b, l, v, x, d);
+      return v && v.getType() == rt ? v : Value();
+    });
+  }
+  if (isa<tosa::ReshapeOp>(op))
+    return Analysis::no("reshape (the kernel dialect has no reshape; it stays "
+                        "between graphs)");
+  if (isa<tosa::TransposeOp>(op))
+    return Analysis::no("transpose (the kernel dialect has no transpose)");
+  return Analysis::no("no kernel equivalent for '" +
+                      op->getName().getStringRef().str() + "'");
+}
+
+} // namespace mirage::import
