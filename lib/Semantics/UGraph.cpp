@@ -394,6 +394,36 @@ int32_t UGraph::addCustom(llvm::ArrayRef<int32_t> operands, UGraph body) {
   return first;
 }
 
+int32_t UGraph::addLike(const UOp &op, llvm::ArrayRef<int32_t> in,
+                        UGraph body) {
+  auto arg = [&](size_t i) { return i < in.size() ? in[i] : -1; };
+  switch (op.kind) {
+  case OpKind::Matmul:
+    return addMatmul(arg(0), arg(1));
+  case OpKind::Unary:
+    return addUnary(op.unaryKind(), arg(0), op.scalar);
+  case OpKind::Binary:
+    return addBinary(op.binaryKind(), arg(0), arg(1));
+  case OpKind::Reduce:
+    return addReduce(op.reduceKind(), arg(0), op.dim, op.size);
+  case OpKind::RmsNorm:
+    return addRmsNorm(arg(0), arg(1), op.scalar);
+  case OpKind::Concat:
+    return addConcat(arg(0), arg(1), op.dim);
+  case OpKind::InputIterator:
+    return addInputIterator(arg(0), op.map, op.fmap);
+  case OpKind::Accum:
+    return addAccum(op.accumKind(), arg(0), arg(1), op.size);
+  case OpKind::OutputSaver:
+    return addOutputSaver(arg(0), op.map);
+  case OpKind::ThreadGraph:
+    return addThreadGraph(in, std::move(body));
+  case OpKind::Custom:
+    return addCustom(in, std::move(body));
+  }
+  return fail("unknown operator kind");
+}
+
 std::string mirage::verifyUGraphOutputs(const UGraph &g) {
   for (int32_t o : g.outputs)
     if (o < 0 || o >= (int32_t)g.values.size())

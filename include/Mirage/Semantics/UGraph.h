@@ -119,6 +119,14 @@ struct UGraph {
   /// Returns the first result id.
   int32_t addCustom(llvm::ArrayRef<int32_t> operands, UGraph body);
 
+  /// Adds an op of the same kind and attributes as `op` (typically from
+  /// another graph) over `operands`, through the builder of its kind;
+  /// `body` is the nested graph of a Custom or ThreadGraph op. Replaying a
+  /// graph's ops this way re-derives every shape at new input shapes or a new
+  /// launch configuration.
+  int32_t addLike(const UOp &op, llvm::ArrayRef<int32_t> operands,
+                  UGraph body = UGraph());
+
   void markOutput(int32_t v) { outputs.push_back(v); }
 
   const UValue &value(int32_t id) const { return values[id]; }

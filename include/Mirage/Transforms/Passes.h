@@ -2,6 +2,10 @@
 #ifndef MIRAGE_TRANSFORMS_PASSES_H
 #define MIRAGE_TRANSFORMS_PASSES_H
 
+#include "Mirage/Dialect/Block/IR/BlockDialect.h"
+#include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
+#include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

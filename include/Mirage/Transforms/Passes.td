@@ -54,4 +54,60 @@ def MirageCompare : Pass<"mirage-compare", "::mlir::ModuleOp"> {
   ];
 }
 
+def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
+  let summary = "replace kernel graphs by verified, cheaper fused μGraphs";
+  let description = [{
+    For every `mirage_kernel.graph` that names no `reference`, searches for a
+    single graph-defined kernel computing the same outputs (see
+    docs/Rationale/SearchSpace.md): launch patterns from the graph's index
+    classes, block graphs enumerated in canonical order at probe shapes and
+    pruned with abstract expressions, every candidate verified with the
+    finite-field verifier, real grid and for-loop sizes chosen by the cost
+    model of `target`, and the winner verified again at the real shapes.
+
+    A cheaper winner is inserted after the original as `<name>_opt` with
+    `reference "<name>"`, and all uses are redirected; the original stays as
+    the reference (it has no uses left). Results are cached in an SQLite file
+    keyed by the graph's canonical hash, the target and the options; a
+    remark summarises each graph, and `report` writes a JSON report.
+
+    ```mlir
+    // mirage-opt --mirage-superoptimize="target=h100 report=r.json" x.mlir
+    %r = mirage_kernel.graph "g" (%x, %w) ... { rms_norm; matmul }
+    // becomes
+    %r = mirage_kernel.graph "g" (%x, %w) ...            // no uses
+    %o = mirage_kernel.graph "g_opt" reference "g" (%x, %w) ... {
+      mirage_kernel.custom (...) grid = [128, 1, 1] forloop = 1 { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mirage::kernel::KernelDialect",
+                           "::mirage::block::BlockDialect",
+                           "::mirage::thread::ThreadDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"target", "target", "std::string", "\"h100\"",
+           "cost-model target: h100 or a100">,
+    Option<"maxBlockOps", "max-block-ops", "unsigned", "7",
+           "block operators per block graph, besides iterators and savers">,
+    Option<"threads", "threads", "unsigned", "0",
+           "search threads (0: all cores)">,
+    Option<"timeBudget", "time-budget", "double", "300",
+           "seconds per graph; then the best verified result so far is used">,
+    Option<"cachePath", "cache", "std::string", "\"\"",
+           "result cache: empty for the default file in the user cache "
+           "directory, 'off' to disable, or a path">,
+    Option<"reportPath", "report", "std::string", "\"\"",
+           "write a JSON report of every graph to this file">,
+    Option<"prune", "prune", "bool", "true",
+           "prune with abstract expressions (off only for ablation)">,
+    Option<"pruneZ3", "prune-z3", "bool", "false",
+           "ask Z3 about abstract expressions that the structural prover and "
+           "the model refutation leave open (it can only turn 'unknown' into "
+           "'keep', so it never prunes more; see docs/Rationale/SearchSpace.md)">,
+    Option<"progress", "progress", "bool", "false",
+           "print search progress on stderr">
+  ];
+}
+
 #endif // MIRAGE_TRANSFORMS_PASSES_TD

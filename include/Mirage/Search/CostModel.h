@@ -1,0 +1,91 @@
+//===- CostModel.h - Analytic cost of a kernel graph on a GPU ---*- C++ -*-===//
+//
+// The search ranks verified candidates with this model; its estimate for the
+// input and for the winner appear in the search report. It is a roofline
+// per kernel with an L2 level, an occupancy (grid fill) factor and a fixed
+// launch overhead: see docs/Rationale/CostModel.md for the formulas, the
+// constants and the limitations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEARCH_COSTMODEL_H
+#define MIRAGE_SEARCH_COSTMODEL_H
+
+#include "Mirage/Semantics/Target.h"
+#include "Mirage/Semantics/UGraph.h"
+
+#include <string>
+#include <vector>
+
+namespace mirage {
+
+/// Constants of the model that Target.h's table does not hold, per target.
+struct CostParams {
+  double l2Bytes;            // L2 capacity: replicated tile reads of a tensor
+                             // that fits are served from L2, not DRAM
+  double l2BytesPerSecond;   // L2 read/write bandwidth
+  double smBytesPerSecond;   // one SM's load/store bandwidth (L2 <-> SM):
+                             // caps the traffic of the busiest SM
+  int64_t smemBytesPerSM;    // shared memory per SM (occupancy)
+  int64_t maxBlocksPerSM;    // resident blocks per SM
+  double launchSeconds;      // per-kernel launch overhead and tail
+  double memoryEfficiency;   // achievable fraction of DRAM and L2 bandwidth
+  double computeEfficiency;  // achievable fraction of the FLOP peaks
+  /// Blocks assumed for a pre-defined (library) kernel: one per this many
+  /// output elements (element-wise, reductions); matmuls are assumed to fill
+  /// the GPU (library split-K).
+  int64_t libraryElemsPerBlock;
+};
+/// The parameters for `target` (h100 and a100 known; others get h100's).
+CostParams costParamsFor(const TargetInfo &target);
+
+/// The estimate for one kernel-level op.
+struct KernelCost {
+  int32_t opIndex = -1;
+  OpKind kind = OpKind::Custom;
+  double dramBytes = 0;      // device-memory traffic after L2 reuse
+  double l2Bytes = 0;        // all loads and stores (through L2)
+  double flops = 0;          // all FLOPs
+  double tensorFlops = 0;    // of which matmul FLOPs on f16/bf16 (tensor cores)
+  int64_t blocks = 0;        // thread blocks launched
+  int64_t smemBytes = 0;     // shared memory per block (Custom; 0 otherwise)
+  int64_t blocksPerSM = 0;   // resident blocks per SM (occupancy)
+  int64_t blocksOnBusiestSM = 0; // ceil(blocks / SMs)
+  double smFill = 0;         // fraction of SM-time the grid keeps busy:
+                             // blocks / (SMs × blocksOnBusiestSM)
+  double memorySeconds = 0;  // max of the DRAM, L2 and per-SM times
+  double computeSeconds = 0;
+  double launchSeconds = 0;
+  double seconds = 0;        // max(memory, compute) + launch
+  bool fits = true;          // smem per block within the target's limit
+  std::string note;          // why it does not fit, if so
+};
+
+struct GraphCost {
+  std::string target;
+  std::vector<KernelCost> kernels;
+  double dramBytes = 0, l2Bytes = 0, flops = 0;
+  int64_t blocks = 0;        // total over kernels
+  int64_t maxSmemBytes = 0;  // largest per-block smem of any kernel
+  double seconds = 0;
+  bool fits = true;          // every kernel fits the target
+  int64_t numKernels() const { return static_cast<int64_t>(kernels.size()); }
+  double micros() const { return seconds * 1e6; }
+  /// A multi-line human-readable breakdown (one line per kernel + total).
+  std::string describe() const;
+};
+
+/// Estimates `g` (a kernel-level graph) on `target`. Kernel ops are assumed
+/// to run one after another (no overlap between kernels).
+GraphCost estimateCost(const UGraph &g, const TargetInfo &target);
+/// Same, by target name; an unknown name falls back to the default target
+/// and sets `target` in the result to the name actually used.
+GraphCost estimateCost(const UGraph &g,
+                       llvm::StringRef targetName = kDefaultTarget);
+
+/// FLOPs of one op of a kernel or block graph over its result shapes (a
+/// ThreadGraph: its body's op count per result element); 0 for data movement.
+double opFlops(const UGraph &g, const UOp &op);
+
+} // namespace mirage
+
+#endif // MIRAGE_SEARCH_COSTMODEL_H

@@ -1,0 +1,92 @@
+//===- FusionSearch.h - Search for fused graph-defined kernels --*- C++ -*-===//
+//
+// Finds a single graph-defined kernel (a block graph) equivalent to an
+// unfused reference kernel graph, in three stages:
+//
+//  1. Launch patterns: the grid splits up to three *parallel* index classes
+//     of the reference and the for-loop walks at most one *reduction* class
+//     (IndexAlignment.h); imap, fmap and omap follow from the classes.
+//  2. Block graphs: for every pattern, a depth-first enumeration of block
+//     operators in canonical order (each new operator's key is larger than
+//     the previous one's, so no permutation of a graph is built twice) at
+//     *probe shapes* — every index class scaled down to a small extent, grid
+//     axes of 2 blocks and a for-loop of 2 iterations — pruned by a
+//     caller-supplied test (abstract expressions) and by sink counting.
+//     Every complete candidate is verified against the reference at probe
+//     shapes with the finite-field verifier.
+//  3. Instantiation: every verified block graph is rebuilt at the real
+//     shapes for every grid extent and for-loop range that divides its
+//     classes, ranked by the cost model; the best is verified again at the
+//     real shapes (the probe only filters: the answer's verification is at
+//     full size, so the result is sound whatever the probe missed).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEARCH_FUSIONSEARCH_H
+#define MIRAGE_SEARCH_FUSIONSEARCH_H
+
+#include "Mirage/Semantics/UGraph.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mirage::search {
+
+/// Keeps or prunes a block-graph prefix after `newValue` was added. Called
+/// concurrently from worker threads; the reference is the probe-shaped one.
+using PruneFn = std::function<bool(const UGraph &block, int32_t newValue)>;
+/// Makes the pruning test for a reference graph (at probe shapes); returns
+/// an empty function to disable pruning.
+using PruneFactory = std::function<PruneFn(const UGraph &probeReference)>;
+/// Estimated run time in seconds of a kernel graph (infinity if it does not
+/// fit the target).
+using CostFn = std::function<double(const UGraph &)>;
+
+struct FusionSearchOptions {
+  /// Block operators besides iterators and savers.
+  unsigned maxBlockOps = 6;
+  /// Worker threads; 0 means all cores.
+  unsigned threads = 0;
+  /// Wall-clock budget; after it the best verified result so far is returned.
+  double timeBudgetSeconds = 300;
+  std::string target = "h100";
+  /// False-acceptance target of the probe filter and of the final check.
+  unsigned probeVerifyBits = 32;
+  unsigned finalVerifyBits = 64;
+  uint64_t seed = 1;
+  /// Progress lines on stderr every this many seconds (0: none).
+  double progressSeconds = 0;
+};
+
+struct FusionSearchStats {
+  uint64_t patterns = 0;      // launch patterns tried
+  uint64_t states = 0;        // block-graph prefixes built
+  uint64_t pruned = 0;        // prefixes rejected by the pruning test
+  uint64_t candidates = 0;    // complete block graphs checked at probe shapes
+  uint64_t probeVerified = 0; // of which equivalent at probe shapes
+  uint64_t instances = 0;     // real-shape instantiations ranked
+  uint64_t finalVerified = 0; // real-shape verifications run
+  bool timedOut = false;
+  double seconds = 0;
+};
+
+struct FusionSearchResult {
+  bool found = false;
+  UGraph best;                // kernel graph with one custom kernel
+  double bestSeconds = 0;     // its estimated run time
+  double referenceSeconds = 0;
+  double log2Bound = 0;       // false-acceptance bound of the final check
+  unsigned verificationTests = 0;
+  FusionSearchStats stats;
+  std::string message;        // why nothing was found, if so
+};
+
+FusionSearchResult searchFusedKernel(const UGraph &reference,
+                                     const FusionSearchOptions &opts,
+                                     const CostFn &cost,
+                                     const PruneFactory &prune);
+
+} // namespace mirage::search
+
+#endif // MIRAGE_SEARCH_FUSIONSEARCH_H

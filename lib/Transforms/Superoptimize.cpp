@@ -1,0 +1,245 @@
+//===- Superoptimize.cpp - Replace kernel graphs by verified fused ones ---===//
+//
+// For every kernel graph that is not itself a candidate (it names no
+// `reference`), look the graph up in the result cache or run the fused-kernel
+// search, and if a cheaper verified graph exists, insert it after the
+// original with `reference` pointing at the original and redirect all uses.
+// The original stays as the reference, so mirage-verify-equivalence can check
+// the pair again; it has no uses left and later pipelines drop it.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Search/AbstractPrune.h"
+#include "Mirage/Search/CanonicalHash.h"
+#include "Mirage/Search/CostModel.h"
+#include "Mirage/Search/FusionSearch.h"
+#include "Mirage/Search/ResultCache.h"
+#include "Mirage/Search/SearchReport.h"
+#include "Mirage/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGESUPEROPTIMIZE
+#include "Mirage/Transforms/Passes.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+
+namespace {
+
+int64_t countKernels(const UGraph &g) { return g.ops.size(); }
+
+/// The winner as a standalone module `func.func @winner(...) { graph }`, the
+/// form the result cache stores.
+std::string winnerText(MLIRContext *ctx, const UGraph &g) {
+  OpBuilder b(ctx);
+  Location loc = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  SmallVector<Type> ins, outs;
+  for (int32_t v : g.inputs)
+    ins.push_back(RankedTensorType::get(g.values[v].shape,
+                                        toMLIRType(ctx, g.values[v].type)));
+  for (int32_t v : g.outputs)
+    outs.push_back(RankedTensorType::get(g.values[v].shape,
+                                         toMLIRType(ctx, g.values[v].type)));
+  auto fn = func::FuncOp::create(b, loc, "winner", b.getFunctionType(ins, outs));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  kernel::GraphOp graph =
+      kernel::exportKernelGraph(b, loc, g, entry->getArguments());
+  func::ReturnOp::create(b, loc, graph.getResults());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  module->print(os);
+  return s;
+}
+
+/// Parses a cached winner back; std::nullopt if the text is unusable.
+std::optional<UGraph> parseWinner(MLIRContext *ctx, StringRef text) {
+  // Diagnostics of a stale entry are not the user's concern: swallow them.
+  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, ctx);
+  if (!module)
+    return std::nullopt;
+  std::optional<UGraph> out;
+  module->walk([&](kernel::GraphOp g) {
+    FailureOr<UGraph> u = kernel::importKernelGraph(g);
+    if (succeeded(u))
+      out = std::move(*u);
+  });
+  return out;
+}
+
+struct SuperoptimizePass
+    : mirage::impl::MirageSuperoptimizeBase<SuperoptimizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    std::optional<TargetInfo> info = lookupTarget(target);
+    if (!info) {
+      module.emitError("unknown target '") << target << "'";
+      return signalPassFailure();
+    }
+    ResultCache cache = ResultCache::open(CacheConfig::parse(cachePath));
+    if (!cache.error().empty())
+      mlir::emitWarning(module.getLoc())
+          << "result cache ignored: " << cache.error();
+
+    SmallVector<kernel::GraphOp> graphs;
+    module.walk([&](kernel::GraphOp g) {
+      if (!g.getReference())
+        graphs.push_back(g);
+    });
+    std::vector<SearchReport> reports;
+    unsigned unnamed = 0;
+    for (kernel::GraphOp graph : graphs) {
+      if (!graph.getSymName())
+        graph.setSymName("graph" + std::to_string(unnamed++));
+      if (failed(optimize(graph, cache, reports)))
+        return signalPassFailure();
+    }
+    if (!reportPath.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(reportPath, ec, llvm::sys::fs::OF_Text);
+      if (ec) {
+        module.emitError("cannot write report '")
+            << reportPath << "': " << ec.message();
+        return signalPassFailure();
+      }
+      os << reportsToJSON(reports) << "\n";
+    }
+  }
+
+  search::SubexprOracleOptions oracleOptions() const {
+    search::SubexprOracleOptions o;
+    o.useZ3 = pruneZ3;
+    return o;
+  }
+
+  /// The options that can change the result, for the cache key.
+  std::string optionKey() const {
+    return "fusion-v1;max_block_ops=" + std::to_string(maxBlockOps) +
+           ";prune=" + std::to_string(prune);
+  }
+
+  LogicalResult optimize(kernel::GraphOp graph, ResultCache &cache,
+                         std::vector<SearchReport> &reports) {
+    auto t0 = std::chrono::steady_clock::now();
+    FailureOr<UGraph> ref = kernel::importKernelGraph(graph);
+    if (failed(ref))
+      return failure();
+    auto costOf = [&](const UGraph &g) {
+      GraphCost c = estimateCost(g, *lookupTarget(target));
+      return c.fits ? c.seconds : std::numeric_limits<double>::infinity();
+    };
+    SearchReport report;
+    report.graph = graph.getSymName()->str();
+    report.target = target;
+    report.cacheKey = cacheKey(*ref, target, optionKey());
+    report.inputCostUs = costOf(*ref) * 1e6;
+    report.kernelsInInput = countKernels(*ref);
+    report.cache = cache.enabled() ? CacheStatus::Miss : CacheStatus::Disabled;
+    report.cacheError = cache.error();
+
+    std::optional<UGraph> winner;
+    if (std::optional<CacheEntry> hit = cache.lookup(report.cacheKey)) {
+      winner = parseWinner(&getContext(), hit->graphText);
+      llvm::Expected<SearchReport> old = parseSearchReport(hit->reportJson);
+      if (winner && old) {
+        report.cache = CacheStatus::Hit;
+        report.verificationLog2Bound = old->verificationLog2Bound;
+        report.verificationTests = old->verificationTests;
+        report.statesExplored = old->statesExplored;
+        report.statesPruned = old->statesPruned;
+        report.candidatesVerified = old->candidatesVerified;
+      } else {
+        if (!old)
+          llvm::consumeError(old.takeError());
+        winner.reset();
+        mlir::emitWarning(graph.getLoc())
+            << "ignoring an unreadable result-cache entry";
+      }
+    }
+    if (!winner) {
+      search::FusionSearchOptions opts;
+      opts.maxBlockOps = maxBlockOps;
+      opts.threads = threads;
+      opts.timeBudgetSeconds = timeBudget;
+      opts.target = target;
+      opts.progressSeconds = progress ? 2.0 : 0.0;
+      search::FusionSearchResult r = search::searchFusedKernel(
+          *ref, opts, costOf,
+          prune ? search::abstractExprPruneFactory(oracleOptions())
+                : search::PruneFactory());
+      report.statesExplored = r.stats.states;
+      report.statesPruned = r.stats.pruned;
+      report.candidatesVerified = r.stats.candidates;
+      report.timedOut = r.stats.timedOut;
+      if (r.found) {
+        winner = std::move(r.best);
+        report.verificationLog2Bound = r.log2Bound;
+        report.verificationTests = r.verificationTests;
+      } else {
+        mlir::emitRemark(graph.getLoc())
+            << "graph '" << report.graph << "' left unchanged: " << r.message;
+      }
+    }
+
+    double bestUs = winner ? costOf(*winner) * 1e6 : report.inputCostUs;
+    bool improves = winner && bestUs < report.inputCostUs;
+    report.bestCostUs = improves ? bestUs : report.inputCostUs;
+    report.kernelsInWinner = improves ? countKernels(*winner)
+                                      : report.kernelsInInput;
+    report.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count();
+    if (winner && report.cache == CacheStatus::Miss)
+      cache.store(report.cacheKey,
+                  CacheEntry{winnerText(&getContext(), *winner),
+                             reportToJSON(report), 0});
+
+    if (improves) {
+      OpBuilder b(graph);
+      b.setInsertionPointAfter(graph);
+      winner->name = report.graph + "_opt";
+      winner->reference = report.graph;
+      kernel::GraphOp opt =
+          kernel::exportKernelGraph(b, graph.getLoc(), *winner, graph.getInputs());
+      graph.getResults().replaceAllUsesWith(opt.getResults());
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      os << "superoptimized '" << report.graph << "': " << report.kernelsInInput
+         << " kernel(s) -> " << report.kernelsInWinner << ", estimated "
+         << llvm::format("%.2f", report.inputCostUs) << " us -> "
+         << llvm::format("%.2f", report.bestCostUs) << " us ("
+         << llvm::format("%.2f", report.estimatedSpeedup()) << "x) on "
+         << target << "; verified with " << report.verificationTests
+         << " tests, false-acceptance bound 2^"
+         << llvm::format("%.0f", report.verificationLog2Bound) << "; cache "
+         << cacheStatusName(report.cache) << "; "
+         << llvm::format("%.2f", report.seconds) << " s";
+      mlir::emitRemark(graph.getLoc(), msg);
+    } else if (winner) {
+      mlir::emitRemark(graph.getLoc())
+          << "graph '" << report.graph
+          << "' left unchanged: no fused kernel beats it on " << target;
+    }
+    reports.push_back(std::move(report));
+    return success();
+  }
+};
+} // namespace

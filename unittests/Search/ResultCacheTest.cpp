@@ -1,0 +1,333 @@
+//===- ResultCacheTest.cpp - The SQLite result cache ----------------------===//
+#include "Mirage/Search/ResultCache.h"
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/InitAllDialects.h"
+#include "Mirage/Search/CanonicalHash.h"
+#include "Mirage/Search/SearchReport.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <thread>
+
+using namespace mirage;
+
+namespace {
+/// A fresh temporary directory, removed with its contents at scope exit.
+struct TempDir {
+  llvm::SmallString<128> path;
+  TempDir() {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("mirage-cache-test", path));
+  }
+  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  std::string file(llvm::StringRef name) const {
+    llvm::SmallString<128> p(path);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  }
+};
+
+void writeFile(const std::string &path, llvm::StringRef bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  ASSERT_FALSE(ec);
+  os << bytes;
+}
+
+std::string readFile(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  return buf ? (*buf)->getBuffer().str() : std::string();
+}
+
+const char *kKey = "00112233445566778899aabbccddeeff";
+} // namespace
+
+TEST(ResultCache, MissPutHit) {
+  TempDir dir;
+  std::string path = dir.file("sub/dir/results.sqlite"); // dirs created
+  ResultCache c = ResultCache::open(path);
+  ASSERT_TRUE(c.enabled()) << c.error();
+  EXPECT_TRUE(c.error().empty());
+  EXPECT_EQ(c.path(), path);
+  EXPECT_FALSE(c.lookup(kKey).has_value()); // miss
+  EXPECT_EQ(c.size(), 0);
+  CacheEntry e{"mirage_kernel.graph ...", R"({"schema": 1})", 0};
+  ASSERT_TRUE(c.store(kKey, e)) << c.error();
+  std::optional<CacheEntry> hit = c.lookup(kKey);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->graphText, e.graphText);
+  EXPECT_EQ(hit->reportJson, e.reportJson);
+  EXPECT_GT(hit->createdUnix, 0);
+  EXPECT_FALSE(c.lookup("ffffffffffffffffffffffffffffffff").has_value());
+  // Replacing an entry.
+  e.graphText = "another";
+  ASSERT_TRUE(c.store(kKey, e));
+  EXPECT_EQ(c.lookup(kKey)->graphText, "another");
+  EXPECT_EQ(c.size(), 1);
+}
+
+TEST(ResultCache, PersistsAcrossOpens) {
+  TempDir dir;
+  std::string path = dir.file("results.sqlite");
+  {
+    ResultCache c = ResultCache::open(path);
+    ASSERT_TRUE(c.store(kKey, {"g", "r", 42}));
+  }
+  ResultCache c = ResultCache::open(path);
+  ASSERT_TRUE(c.enabled()) << c.error();
+  auto hit = c.lookup(kKey);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->graphText, "g");
+  EXPECT_EQ(hit->createdUnix, 42);
+}
+
+TEST(ResultCache, CorruptFileReportedAndUntouched) {
+  TempDir dir;
+  std::string path = dir.file("garbage.sqlite");
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i)
+    garbage.push_back(static_cast<char>((i * 131 + 7) & 0xff));
+  writeFile(path, garbage);
+  ResultCache c = ResultCache::open(path);
+  EXPECT_FALSE(c.enabled());
+  EXPECT_NE(c.error().find("not an SQLite database"), std::string::npos)
+      << c.error();
+  EXPECT_FALSE(c.lookup(kKey).has_value());
+  EXPECT_FALSE(c.store(kKey, {"g", "r", 0}));
+  EXPECT_EQ(readFile(path), garbage); // never modified
+}
+
+TEST(ResultCache, CorruptSQLiteBodyReported) {
+  // The SQLite magic followed by garbage: SQLite itself rejects it.
+  TempDir dir;
+  std::string path = dir.file("bad.sqlite");
+  std::string bytes("SQLite format 3\0", 16);
+  bytes += std::string(4080, '\x5a');
+  writeFile(path, bytes);
+  ResultCache c = ResultCache::open(path);
+  EXPECT_FALSE(c.enabled());
+  EXPECT_FALSE(c.error().empty());
+  EXPECT_FALSE(c.lookup(kKey).has_value());
+}
+
+static void makeDb(const std::string &path, const char *sql) {
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+TEST(ResultCache, ForeignSchemaReported) {
+  TempDir dir;
+  std::string noMeta = dir.file("other.sqlite");
+  makeDb(noMeta, "CREATE TABLE photos(id INTEGER, data BLOB);"
+                 "INSERT INTO photos VALUES(1, x'00ff');");
+  ResultCache a = ResultCache::open(noMeta);
+  EXPECT_FALSE(a.enabled());
+  EXPECT_NE(a.error().find("no 'meta' table"), std::string::npos) << a.error();
+
+  std::string otherTool = dir.file("tool.sqlite");
+  makeDb(otherTool, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+                    "INSERT INTO meta VALUES('tool','someone-else');"
+                    "INSERT INTO meta VALUES('schema_version','1');");
+  ResultCache b = ResultCache::open(otherTool);
+  EXPECT_FALSE(b.enabled());
+  EXPECT_NE(b.error().find("someone-else"), std::string::npos) << b.error();
+
+  std::string newer = dir.file("newer.sqlite");
+  makeDb(newer, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+                "INSERT INTO meta VALUES('tool','mirage-mlir');"
+                "INSERT INTO meta VALUES('schema_version','999');"
+                "CREATE TABLE results(key TEXT PRIMARY KEY, graph TEXT,"
+                " report TEXT, created INTEGER);");
+  ResultCache c = ResultCache::open(newer);
+  EXPECT_FALSE(c.enabled());
+  EXPECT_NE(c.error().find("schema version '999'"), std::string::npos)
+      << c.error();
+  EXPECT_FALSE(c.store(kKey, {"g", "r", 0}));
+
+  // Nothing of ours was written into the foreign database.
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(noMeta.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt *st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1,
+                               &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 1);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST(ResultCache, Disabled) {
+  ResultCache c = ResultCache::disabled();
+  EXPECT_FALSE(c.enabled());
+  EXPECT_TRUE(c.error().empty());
+  EXPECT_FALSE(c.lookup(kKey).has_value());
+  EXPECT_FALSE(c.store(kKey, {"g", "r", 0}));
+  EXPECT_EQ(c.size(), 0);
+  ResultCache d = ResultCache::open(CacheConfig::parse("off"));
+  EXPECT_FALSE(d.enabled());
+}
+
+TEST(ResultCache, ConfigParsing) {
+  EXPECT_EQ(CacheConfig::parse("").mode, CacheConfig::Mode::Default);
+  EXPECT_EQ(CacheConfig::parse("default").mode, CacheConfig::Mode::Default);
+  for (const char *off : {"off", "OFF", "none", "false", "0"})
+    EXPECT_EQ(CacheConfig::parse(off).mode, CacheConfig::Mode::Off) << off;
+  CacheConfig p = CacheConfig::parse("/tmp/x.sqlite");
+  EXPECT_EQ(p.mode, CacheConfig::Mode::Path);
+  EXPECT_EQ(p.path, "/tmp/x.sqlite");
+}
+
+TEST(ResultCache, DefaultPathFromEnvironment) {
+  TempDir dir;
+  const char *oldXdg = std::getenv("XDG_CACHE_HOME");
+  std::string saved = oldXdg ? oldXdg : "";
+  setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
+  EXPECT_EQ(ResultCache::defaultPath(),
+            dir.file("mirage-mlir/results.sqlite"));
+  ResultCache c = ResultCache::open(CacheConfig());
+  EXPECT_TRUE(c.enabled()) << c.error();
+  EXPECT_TRUE(llvm::sys::fs::exists(dir.file("mirage-mlir/results.sqlite")));
+  unsetenv("XDG_CACHE_HOME");
+  const char *home = std::getenv("HOME");
+  if (home && *home) {
+    EXPECT_EQ(ResultCache::defaultPath(),
+              std::string(home) + "/.cache/mirage-mlir/results.sqlite");
+  }
+  if (oldXdg)
+    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+TEST(ResultCache, ConcurrentHandles) {
+  TempDir dir;
+  std::string path = dir.file("shared.sqlite");
+  ResultCache writer = ResultCache::open(path);
+  ASSERT_TRUE(writer.enabled()) << writer.error();
+  ASSERT_TRUE(writer.store(kKey, {"g0", "r0", 0}));
+  constexpr int kThreads = 4, kOps = 25;
+  std::vector<std::thread> threads;
+  std::vector<int> hits(kThreads, 0), errors(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      ResultCache c = ResultCache::open(path); // one handle per thread
+      if (!c.enabled()) {
+        errors[t] = 1000;
+        return;
+      }
+      for (int i = 0; i < kOps; ++i) {
+        if (c.lookup(kKey))
+          ++hits[t];
+        std::string key = Hash128{static_cast<uint64_t>(t),
+                                  static_cast<uint64_t>(i)}
+                              .toHex();
+        if (!c.store(key, {"g", "r", 0}))
+          ++errors[t];
+      }
+    });
+  for (std::thread &th : threads)
+    th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], 0) << "thread " << t;
+    EXPECT_EQ(hits[t], kOps) << "thread " << t;
+  }
+  EXPECT_EQ(writer.size(), 1 + kThreads * kOps);
+}
+
+// The value stored is the winner's MLIR text; it must parse back to the
+// same graph (same canonical hash) with its report.
+TEST(ResultCache, WinnerRoundTripsThroughMLIRText) {
+  mlir::DialectRegistry registry;
+  registerAllMirageDialects(registry);
+  registry.insert<mlir::func::FuncDialect>();
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  // A fused RMSNorm+MatMul kernel.
+  UGraph g;
+  g.name = "rmsnorm_matmul_best";
+  g.reference = "rmsnorm_matmul_ref";
+  int32_t x = g.addInput({4, 8}, ElemType::F16);
+  int32_t w = g.addInput({8, 16}, ElemType::F16);
+  UGraph b(Level::Block);
+  b.grid = {4, 1, 1};
+  b.forloopRange = 2;
+  int32_t bx = b.addInput({4, 8}, ElemType::F16);
+  int32_t bw = b.addInput({8, 16}, ElemType::F16);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
+  int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
+  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0);
+  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, rms),
+                                {1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  int32_t o = g.addCustom({x, w}, std::move(b));
+  ASSERT_GE(o, 0) << g.error;
+  g.markOutput(o);
+
+  // Export into a module: func @winner(inputs) { graph }.
+  mlir::OpBuilder builder(&ctx);
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::ModuleOp module = mlir::ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module.getBody());
+  llvm::SmallVector<mlir::Type> argTypes;
+  for (int32_t v : g.inputs)
+    argTypes.push_back(mlir::RankedTensorType::get(g.value(v).shape,
+                                                   builder.getF16Type()));
+  llvm::SmallVector<mlir::Type> resTypes{mlir::RankedTensorType::get(
+      g.value(g.outputs[0]).shape, builder.getF16Type())};
+  auto func = mlir::func::FuncOp::create(
+      builder, loc, "winner", builder.getFunctionType(argTypes, resTypes));
+  mlir::Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToEnd(entry);
+  kernel::GraphOp graphOp =
+      kernel::exportKernelGraph(builder, loc, g, entry->getArguments());
+  mlir::func::ReturnOp::create(builder, loc, graphOp->getResults());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  module->erase();
+
+  SearchReport report;
+  report.graph = g.name;
+  report.target = "h100";
+  report.cache = CacheStatus::Miss;
+  report.kernelsInWinner = 1;
+  std::string key = cacheKey(g, "h100", "opts");
+
+  TempDir dir;
+  std::string path = dir.file("results.sqlite");
+  {
+    ResultCache c = ResultCache::open(path);
+    ASSERT_TRUE(c.store(key, {text, reportToJSON(report), 0})) << c.error();
+  }
+  ResultCache c = ResultCache::open(path);
+  std::optional<CacheEntry> hit = c.lookup(key);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->graphText, text);
+  auto parsed = mlir::parseSourceString<mlir::ModuleOp>(hit->graphText, &ctx);
+  ASSERT_TRUE(parsed) << hit->graphText;
+  kernel::GraphOp back;
+  parsed->walk([&](kernel::GraphOp op) { back = op; });
+  ASSERT_TRUE(back);
+  auto imported = kernel::importKernelGraph(back);
+  ASSERT_TRUE(succeeded(imported));
+  EXPECT_EQ(canonicalHash(*imported), canonicalHash(g));
+  EXPECT_EQ(imported->name, g.name);
+  EXPECT_EQ(imported->reference, g.reference);
+  auto rep = parseSearchReport(hit->reportJson);
+  ASSERT_TRUE(static_cast<bool>(rep));
+  EXPECT_EQ(*rep, report);
+}
