@@ -4,6 +4,7 @@
 
 #include "Mirage/Analysis/Passes.h"
 #include "Mirage/Conversion/Passes.h"
+#include "Mirage/Pipelines/Pipelines.h"
 #include "Mirage/Transforms/Passes.h"
 
 namespace mirage {
@@ -11,6 +12,7 @@ inline void registerAllMiragePasses() {
   registerMiragePasses();
   registerMirageConversionPasses();
   registerMirageAnalysisPasses();
+  registerMiragePipelines();
 }
 } // namespace mirage
 

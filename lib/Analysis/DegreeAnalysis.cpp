@@ -253,8 +253,12 @@ struct Analyzer {
         } else {
           acc = sum(c, F);
         }
-        if (k == AccumKind::rms_last)
+        if (k == AccumKind::rms_last) {
+          // sqrt(acc / count + eps), as rms_norm: the eps is a constant.
+          if (op.scalar != 0)
+            acc = add(acc, constant());
           acc = oracle(acc, nullptr, n);
+        }
         v[op.results[0]] = acc;
         break;
       }

@@ -186,7 +186,14 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
         continue;
       UOp m = op;
       m.sub = k;
+      if (k != (int)AccumKind::rms_last)
+        m.scalar = 0; // eps belongs to rms_last only
       add(m, std::string("accumulator ") + n[op.sub] + " -> " + n[k]);
+    }
+    if (op.accumKind() == AccumKind::rms_last) {
+      UOp m = op;
+      m.scalar = op.scalar == 0 ? 0.25 : op.scalar * 2;
+      add(m, "rms_last eps changed");
     }
     if (op.operands.size() > 1) {
       UOp m = op;
@@ -273,7 +280,7 @@ bool replay(const UGraph &src, UGraph &dst, Ctx &ctx) {
       break;
     case OpKind::Accum:
       r = dst.addAccum(op.accumKind(), ins[0], ins.size() > 1 ? ins[1] : -1,
-                       op.size);
+                       op.size, op.scalar);
       break;
     case OpKind::OutputSaver:
       r = dst.addOutputSaver(ins[0], op.map);

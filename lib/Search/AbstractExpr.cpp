@@ -570,7 +570,8 @@ llvm::SmallVector<ExprId, 2> applyOpImpl(ExprArena &A, const UGraph &g,
     case AccumKind::sum_last:
     case AccumKind::mean_last: // the division by the count is a constant
       return {reduceAlong(A, false, in(0), last, s[last], size, F)};
-    case AccumKind::rms_last:
+    case AccumKind::rms_last: // the count and eps are constants, as in
+                              // rmsNormExpr
       return {A.sqrt(
           reduceAlong(A, false, A.mul(in(0), in(0)), last, s[last], size, F))};
     }

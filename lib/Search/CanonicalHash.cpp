@@ -127,11 +127,18 @@ void encodeOpLocal(Encoder &e, const UGraph &g, const UOp &op,
       e.i64(m);
     e.i64(op.fmap);
     break;
-  case OpKind::Accum:
-    e.i64(op.sub);
+  case OpKind::Accum: {
+    // rms_last's eps, when non-zero, is flagged in the sub-kind word and
+    // follows the size: graphs without eps keep their hashes (no version
+    // bump), and the encoding stays unambiguous. Other kinds have no eps.
+    bool eps = op.accumKind() == AccumKind::rms_last && op.scalar != 0.0;
+    e.i64(op.sub + (eps ? (int64_t(1) << 32) : 0));
     // sum/max ignore `size`; the *_last kinds read 0 as 1.
     e.i64(isLastAccum(op.accumKind()) ? (op.size == 0 ? 1 : op.size) : 0);
+    if (eps)
+      e.f64(op.scalar);
     break;
+  }
   case OpKind::OutputSaver:
     for (int64_t m : op.map)
       e.i64(m);

@@ -140,7 +140,8 @@ struct MenuItem {
 
 /// Block operators that can appear in a fused form of `ref`: its own
 /// operators, plus the pieces of the ones it fuses across the loop (an
-/// rms_norm becomes an rms accumulator and a division).
+/// rms_norm with eps e becomes an `rms_last` accumulator with eps e and a
+/// division).
 std::vector<MenuItem> operatorMenu(const UGraph &ref) {
   std::vector<MenuItem> menu;
   auto addUnique = [&](MenuItem m) {
@@ -156,8 +157,8 @@ std::vector<MenuItem> operatorMenu(const UGraph &ref) {
     m.commutative = k == BinaryKind::add || k == BinaryKind::mul;
     addUnique(m);
   };
-  auto accum = [&](AccumKind k) {
-    MenuItem m{OpKind::Accum, (int32_t)k};
+  auto accum = [&](AccumKind k, double eps = 0) {
+    MenuItem m{OpKind::Accum, (int32_t)k, eps};
     m.inLoopOnly = true;
     addUnique(m);
   };
@@ -193,8 +194,9 @@ std::vector<MenuItem> operatorMenu(const UGraph &ref) {
       MenuItem m{OpKind::RmsNorm, 0, op.scalar};
       m.arity = op.operands.size();
       addUnique(m);
-      if (op.scalar == 0.0)
-        accum(AccumKind::rms_last);
+      // sqrt(mean(x²) + eps) accumulated across the loop, with the
+      // reference's own eps.
+      accum(AccumKind::rms_last, op.scalar);
       binary(BinaryKind::div);
       if (op.operands.size() > 1)
         binary(BinaryKind::mul);

@@ -272,7 +272,7 @@ int32_t UGraph::addInputIterator(int32_t in, AxisMap imap, int64_t fmap) {
 }
 
 int32_t UGraph::addAccum(AccumKind kind, int32_t x, int32_t rescale,
-                         int64_t size) {
+                         int64_t size, double eps) {
   if (level != Level::Block)
     return fail("accumulators exist only in block graphs");
   if (!validId(*this, x) || (rescale != -1 && !validId(*this, rescale)))
@@ -286,6 +286,8 @@ int32_t UGraph::addAccum(AccumKind kind, int32_t x, int32_t rescale,
   ShapeResult r = accumShape(kind, values[x].shape, size, rescale >= 0, rs);
   if (!r.ok())
     return fail(r.error);
+  if (eps != 0 && kind != AccumKind::rms_last)
+    return fail("eps is only valid for the rms_last accumulator");
   UOp op;
   op.kind = OpKind::Accum;
   op.sub = static_cast<int32_t>(kind);
@@ -293,6 +295,7 @@ int32_t UGraph::addAccum(AccumKind kind, int32_t x, int32_t rescale,
   if (rescale >= 0)
     op.operands.push_back(rescale);
   op.size = size;
+  op.scalar = eps;
   return addOp(std::move(op), {r.shape}, values[x].type);
 }
 
@@ -413,7 +416,7 @@ int32_t UGraph::addLike(const UOp &op, llvm::ArrayRef<int32_t> in,
   case OpKind::InputIterator:
     return addInputIterator(arg(0), op.map, op.fmap);
   case OpKind::Accum:
-    return addAccum(op.accumKind(), arg(0), arg(1), op.size);
+    return addAccum(op.accumKind(), arg(0), arg(1), op.size, op.scalar);
   case OpKind::OutputSaver:
     return addOutputSaver(arg(0), op.map);
   case OpKind::ThreadGraph:

@@ -107,3 +107,38 @@ func.func @f16_overflow(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
   }
   return %b : tensor<4x8xf16>
 }
+
+// -----
+
+// With a frontend's eps and weight: the weight scales x before the matmul,
+// and rms_last carries rms_norm's eps, so both forms take the sqrt oracle of
+// the same mean + eps.
+
+// CHECK-LABEL: func.func @rmsnorm_eps_weight_matmul
+func.func @rmsnorm_eps_weight_matmul(%x: tensor<4x64xf32>, %g: tensor<1x64xf32>, %w: tensor<64x32xf32>) -> tensor<4x32xf32> {
+  %r = mirage_kernel.graph "ref" (%x, %g, %w) : (tensor<4x64xf32>, tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32> {
+  ^bb0(%a: tensor<4x64xf32>, %c: tensor<1x64xf32>, %b: tensor<64x32xf32>):
+    %n = mirage_kernel.rms_norm %a weight %c eps(1.0e-05) : tensor<4x64xf32>, tensor<1x64xf32> -> tensor<4x64xf32>
+    %m = mirage_kernel.matmul %n, %b : tensor<4x64xf32>, tensor<64x32xf32> -> tensor<4x32xf32>
+    mirage_kernel.yield %m : tensor<4x32xf32>
+  }
+  // expected-remark @+1 {{graph 'best' is equivalent to reference 'ref'}}
+  %o = mirage_kernel.graph "best" reference "ref" (%x, %g, %w) : (tensor<4x64xf32>, tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32> {
+  ^bb0(%a: tensor<4x64xf32>, %c: tensor<1x64xf32>, %b: tensor<64x32xf32>):
+    %k = mirage_kernel.custom (%a, %c, %b) grid = [4, 1, 1] forloop = 4 : (tensor<4x64xf32>, tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32> {
+    ^bb0(%X: tensor<4x64xf32>, %G: tensor<1x64xf32>, %W: tensor<64x32xf32>):
+      %xt = mirage_block.input_iterator %X imap = [-1, -1, -1] fmap = 1 : tensor<4x64xf32> -> tensor<4x16xf32>
+      %gt = mirage_block.input_iterator %G imap = [-1, -1, -1] fmap = 1 : tensor<1x64xf32> -> tensor<1x16xf32>
+      %wt = mirage_block.input_iterator %W imap = [1, -1, -1] fmap = 0 : tensor<64x32xf32> -> tensor<16x8xf32>
+      %xg = mirage_block.binary mul %xt, %gt : tensor<4x16xf32>, tensor<1x16xf32> -> tensor<4x16xf32>
+      %mm = mirage_block.matmul %xg, %wt : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+      %acc = mirage_block.accum sum %mm : tensor<4x8xf32> -> tensor<4x8xf32>
+      %rms = mirage_block.accum rms_last %xt eps(1.0e-05) : tensor<4x16xf32> -> tensor<4x1xf32>
+      %d = mirage_block.binary div %acc, %rms : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+      %s = mirage_block.output_saver %d omap = [1, -1, -1] : tensor<4x8xf32> -> tensor<4x32xf32>
+      mirage_block.yield %s : tensor<4x32xf32>
+    }
+    mirage_kernel.yield %k : tensor<4x32xf32>
+  }
+  return %o : tensor<4x32xf32>
+}

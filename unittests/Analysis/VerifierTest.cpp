@@ -1,5 +1,6 @@
 //===- VerifierTest.cpp - Tests of the bound and the verifier -------------===//
 #include "Mirage/Analysis/FiniteField.h"
+#include "Mirage/Analysis/Mutation.h"
 #include "Mirage/Analysis/Verifier.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,41 @@ UGraph rmsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
   int32_t x = g.addInput({m, k}, ElemType::F32);
   int32_t w = g.addInput({k, n}, ElemType::F32);
   g.markOutput(g.addCustom({x, w}, std::move(b)));
+  return g;
+}
+
+/// rms_norm(X, weight g, eps) @ W.
+UGraph rmsEpsMatmulReference(int64_t m, int64_t k, int64_t n, double eps) {
+  UGraph g;
+  int32_t x = g.addInput({m, k}, ElemType::F32);
+  int32_t gamma = g.addInput({1, k}, ElemType::F32);
+  int32_t w = g.addInput({k, n}, ElemType::F32);
+  g.markOutput(g.addMatmul(g.addRmsNorm(x, gamma, eps), w));
+  return g;
+}
+
+/// Its fused form: ((X·g) @ W) / rms_last(X, eps), one for-loop over k.
+UGraph rmsEpsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
+                         int64_t loop, double eps) {
+  UGraph b(Level::Block);
+  b.grid = {gx, 1, 1};
+  b.forloopRange = loop;
+  int32_t X = b.addInput({m, k}, ElemType::F32);
+  int32_t G = b.addInput({1, k}, ElemType::F32);
+  int32_t W = b.addInput({k, n}, ElemType::F32);
+  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
+  int32_t gt = b.addInputIterator(G, {-1, -1, -1}, 1);
+  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
+  int32_t xg = b.addBinary(BinaryKind::mul, xt, gt);
+  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xg, wt), -1, 0);
+  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0, eps);
+  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, rms),
+                                {1, -1, -1}));
+  UGraph g;
+  int32_t x = g.addInput({m, k}, ElemType::F32);
+  int32_t gamma = g.addInput({1, k}, ElemType::F32);
+  int32_t w = g.addInput({k, n}, ElemType::F32);
+  g.markOutput(g.addCustom({x, gamma, w}, std::move(b)));
   return g;
 }
 
@@ -118,6 +154,40 @@ TEST(Verifier, RejectsWrongAccumulator) {
   EXPECT_EQ(r.status, VerifyStatus::NotEquivalent);
   EXPECT_EQ(r.differingOutput, 0);
   EXPECT_EQ(r.differingTest, 0u);
+}
+
+TEST(Verifier, AcceptsFusedRmsNormMatmulWithEps) {
+  // rms_norm's mean + eps and rms_last's sum/count + eps reach the sqrt
+  // oracle as the same field element.
+  VerificationResult r =
+      verifyEquivalence(rmsEpsMatmulFused(4, 64, 32, 4, 4, 1e-5),
+                        rmsEpsMatmulReference(4, 64, 32, 1e-5));
+  EXPECT_EQ(r.status, VerifyStatus::Equivalent) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+}
+
+TEST(Verifier, RejectsWrongEps) {
+  for (double eps : {0.0, 2e-5}) {
+    VerificationResult r =
+        verifyEquivalence(rmsEpsMatmulFused(4, 64, 32, 4, 4, eps),
+                          rmsEpsMatmulReference(4, 64, 32, 1e-5));
+    EXPECT_EQ(r.status, VerifyStatus::NotEquivalent) << "eps " << eps;
+  }
+}
+
+TEST(Verifier, RejectsEpsMutant) {
+  UGraph ref = rmsEpsMatmulReference(4, 64, 32, 1e-5);
+  size_t epsMutants = 0;
+  for (const Mutant &m :
+       generateMutants(rmsEpsMatmulFused(4, 64, 32, 4, 4, 1e-5))) {
+    if (m.description.find("rms_last eps") == std::string::npos)
+      continue;
+    ++epsMutants;
+    EXPECT_EQ(verifyEquivalence(m.graph, ref).status,
+              VerifyStatus::NotEquivalent)
+        << m.description;
+  }
+  EXPECT_EQ(epsMutants, 1u);
 }
 
 TEST(Verifier, SiluIsNotXTimesExp) {
@@ -230,4 +300,7 @@ TEST(Numerics, ExpOverflowsF16) {
   NumericsResult ok = checkNumerics(rmsMatmulFused(4, 64, 32, 4, 4),
                                     rmsMatmulReference(4, 64, 32), 1);
   EXPECT_FALSE(ok.exceeds()) << ok.maxRelError;
+  NumericsResult eps = checkNumerics(rmsEpsMatmulFused(4, 64, 32, 4, 4, 1e-5),
+                                     rmsEpsMatmulReference(4, 64, 32, 1e-5), 1);
+  EXPECT_FALSE(eps.exceeds()) << eps.maxRelError;
 }

@@ -4,6 +4,8 @@
 #include "Mirage/InitAllDialects.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
@@ -24,6 +26,7 @@ struct FusedSpec {
   ElemType type = ElemType::F16;
   AxisMap omap{1, -1, -1};
   bool swapDiv = false;
+  double eps = 0; // rms_last's eps
   std::string name = "fused";
 };
 
@@ -41,7 +44,7 @@ UGraph fused(const FusedSpec &s = FusedSpec()) {
   int32_t wt = b.addInputIterator(bw, s.wImap, 0);
   int32_t mm = b.addMatmul(xt, wt);
   int32_t acc = b.addAccum(AccumKind::sum, mm, -1, 0);
-  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0);
+  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0, s.eps);
   int32_t d = s.swapDiv ? b.addBinary(BinaryKind::mul, acc, rms)
                         : b.addBinary(BinaryKind::div, acc, rms);
   b.markOutput(b.addOutputSaver(d, s.omap));
@@ -127,6 +130,11 @@ TEST(CanonicalHash, SensitiveToStructure) {
   s = FusedSpec();
   s.swapDiv = true;
   add(fused(s), "binary kind");
+  s = FusedSpec();
+  s.eps = 1e-5;
+  add(fused(s), "rms_last eps 1e-5");
+  s.eps = 1e-6;
+  add(fused(s), "rms_last eps 1e-6");
   // A different unary scalar.
   UGraph u1, u2;
   for (auto [g, c] : {std::pair<UGraph *, double>{&u1, 2.0}, {&u2, 3.0}}) {
@@ -226,4 +234,47 @@ TEST(CanonicalHash, WorkloadGraphs) {
   }
   EXPECT_EQ(n, 13u);
   EXPECT_EQ(all.size(), n);
+}
+
+// rms_last's eps survives export to MLIR, printing, parsing and import.
+TEST(CanonicalHash, RmsLastEpsRoundTripsThroughMLIR) {
+  mlir::DialectRegistry registry;
+  registerAllMirageDialects(registry);
+  registry.insert<mlir::func::FuncDialect>();
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  FusedSpec s;
+  s.eps = 1e-5;
+  UGraph g = fused(s);
+  mlir::OpBuilder builder(&ctx);
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  llvm::SmallVector<mlir::Type> argTypes;
+  for (int32_t v : g.inputs)
+    argTypes.push_back(mlir::RankedTensorType::get(g.value(v).shape,
+                                                   builder.getF16Type()));
+  mlir::Type resType = mlir::RankedTensorType::get(
+      g.value(g.outputs[0]).shape, builder.getF16Type());
+  auto func = mlir::func::FuncOp::create(
+      builder, loc, "f", builder.getFunctionType(argTypes, {resType}));
+  mlir::Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToEnd(entry);
+  kernel::GraphOp graphOp =
+      kernel::exportKernelGraph(builder, loc, g, entry->getArguments());
+  mlir::func::ReturnOp::create(builder, loc, graphOp->getResults());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  EXPECT_NE(text.find("rms_last"), std::string::npos) << text;
+  EXPECT_NE(text.find("eps(1.000000e-05)"), std::string::npos) << text;
+  auto parsed = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
+  ASSERT_TRUE(parsed) << text;
+  kernel::GraphOp back;
+  parsed->walk([&](kernel::GraphOp op) { back = op; });
+  ASSERT_TRUE(back);
+  auto imported = kernel::importKernelGraph(back);
+  ASSERT_TRUE(succeeded(imported));
+  EXPECT_EQ(canonicalHash(*imported), canonicalHash(g));
+  EXPECT_NE(canonicalHash(*imported), canonicalHash(fused()));
 }

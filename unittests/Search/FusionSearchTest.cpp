@@ -63,3 +63,60 @@ TEST(FusionSearch, FindsFusedRmsNormMatmul) {
               (long long)b.forloopRange, r.bestSeconds * 1e6,
               r.referenceSeconds * 1e6);
 }
+
+/// rms_norm(x, weight g, eps) @ W, as frontends emit it.
+static UGraph rmsNormEpsMatmul(int64_t m, int64_t k, int64_t n, double eps) {
+  UGraph g;
+  int32_t x = g.addInput({m, k}, ElemType::F16);
+  int32_t gamma = g.addInput({1, k}, ElemType::F16);
+  int32_t w = g.addInput({k, n}, ElemType::F16);
+  g.markOutput(g.addMatmul(g.addRmsNorm(x, gamma, eps), w));
+  return g;
+}
+
+// With an eps and a weight the search still finds one fused kernel; the
+// paper's form, with the RMS accumulated in the matmul's for-loop, needs an
+// `rms_last` accumulator that carries the reference's eps.
+TEST(FusionSearch, FindsFusedRmsNormMatmulWithEpsAndWeight) {
+  const double eps = 1e-5;
+  UGraph ref = rmsNormEpsMatmul(16, 2048, 2048, eps);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 5;
+  opts.threads = 2;
+  opts.timeBudgetSeconds = 120;
+  FusionSearchResult r = searchFusedKernel(
+      ref, opts, [](const UGraph &g) { return estimateCost(g).seconds; },
+      PruneFactory());
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+  EXPECT_LT(r.bestSeconds, r.referenceSeconds);
+  ASSERT_EQ(r.best.ops.size(), 1u);
+  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+  const UGraph &b = r.best.bodies[r.best.ops[0].body];
+  bool rmsWithEps = false, rmsWithoutEps = false;
+  for (const UOp &op : b.ops)
+    if (op.kind == OpKind::Accum && op.accumKind() == AccumKind::rms_last) {
+      rmsWithEps |= op.scalar == eps;
+      rmsWithoutEps |= op.scalar != eps;
+    }
+  // An rms_last without the reference's eps would be wrong.
+  EXPECT_FALSE(rmsWithoutEps);
+  std::printf("eps: %s states %llu candidates %llu verified %llu: %.2fs, "
+              "grid [%lld,%lld,%lld] forloop %lld, rms_last with eps: %s, "
+              "%.2f us vs %.2f us\n",
+              r.stats.timedOut ? "timed out," : "",
+              (unsigned long long)r.stats.states,
+              (unsigned long long)r.stats.candidates,
+              (unsigned long long)r.stats.probeVerified, r.stats.seconds,
+              (long long)b.grid[0], (long long)b.grid[1], (long long)b.grid[2],
+              (long long)b.forloopRange, rmsWithEps ? "yes" : "no",
+              r.bestSeconds * 1e6, r.referenceSeconds * 1e6);
+  // When the winner's loop walks x's reduction dim, the RMS must be
+  // accumulated across the loop: with the reference's eps.
+  bool loopsOverK = false;
+  for (const UOp &op : b.ops)
+    if (op.kind == OpKind::InputIterator && op.operands[0] == b.inputs[0])
+      loopsOverK = b.forloopRange > 1 && op.fmap == 1;
+  if (loopsOverK)
+    EXPECT_TRUE(rmsWithEps);
+}

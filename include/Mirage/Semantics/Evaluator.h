@@ -306,8 +306,15 @@ private:
     const Shape &inShape = b.values[op.operands[0]].shape;
     int64_t size = op.size == 0 ? 1 : op.size;
     V count = sem.fromInt(b.forloopRange * (inShape.back() / size));
+    // rms_last: mean + eps, then sqrt -- the same steps, on the same
+    // arguments, as rmsNorm below, so that a domain's sqrt (the finite
+    // field's oracle) sees identical inputs in both forms.
+    bool addEps = k == AccumKind::rms_last && op.scalar != 0.0;
+    V eps = addEps ? sem.fromDouble(op.scalar) : sem.zero();
     for (V &v : state.data) {
       v = sem.div(v, count);
+      if (addEps)
+        v = sem.add(v, eps);
       if (k == AccumKind::rms_last)
         v = sem.unary(UnaryKind::sqrt, v, 0.0);
     }

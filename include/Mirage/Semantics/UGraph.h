@@ -55,7 +55,8 @@ struct UOp {
   llvm::SmallVector<int32_t, 2> results;
   int64_t dim = 0;     // Reduce, Concat
   int64_t size = 1;    // Reduce: target size; Accum: size (0 = none given)
-  double scalar = 0;   // Unary: the scalar of mul/add_scalar; RmsNorm: eps
+  double scalar = 0;   // Unary: the scalar of mul/add_scalar; RmsNorm and
+                       // Accum rms_last: eps
   AxisMap map{-1, -1, -1}; // InputIterator: imap; OutputSaver: omap
   int64_t fmap = -1;   // InputIterator
   int32_t body = -1;   // Custom, ThreadGraph: index into UGraph::bodies
@@ -107,8 +108,9 @@ struct UGraph {
   int32_t addConcat(int32_t a, int32_t b, int64_t dim);
   // Block level.
   int32_t addInputIterator(int32_t deviceInput, AxisMap imap, int64_t fmap);
+  /// `eps` (rms_last only; 0 otherwise): sqrt(sum(x²)/count + eps).
   int32_t addAccum(AccumKind kind, int32_t x, int32_t rescale /* -1 */,
-                   int64_t size /* 0: none */);
+                   int64_t size /* 0: none */, double eps = 0);
   int32_t addOutputSaver(int32_t tile, AxisMap omap);
   /// Adds a thread graph over `operands`; `body` is a thread-level graph whose
   /// inputs correspond to the operands. Returns the first result id.

@@ -811,6 +811,34 @@ func.func @accum_size_not_positive(%x: tensor<8x64xf32>) {
 
 // -----
 
+func.func @accum_eps_on_mean_last(%x: tensor<8x64xf32>) {
+  %k = mirage_kernel.custom (%x) grid = [2, 1, 1] forloop = 1 : (tensor<8x64xf32>) -> tensor<8x1xf32> {
+  ^bb0(%X: tensor<8x64xf32>):
+    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = -1 : tensor<8x64xf32> -> tensor<4x64xf32>
+    // expected-error @+1 {{eps is only valid for the rms_last kind, not mean_last}}
+    %a = mirage_block.accum mean_last %t eps(1.0e-05) : tensor<4x64xf32> -> tensor<4x1xf32>
+    %s = mirage_block.output_saver %a omap = [0, -1, -1] : tensor<4x1xf32> -> tensor<8x1xf32>
+    mirage_block.yield %s : tensor<8x1xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @accum_eps_on_sum(%x: tensor<8x64xf32>) {
+  %k = mirage_kernel.custom (%x) grid = [2, 1, 1] forloop = 1 : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%X: tensor<8x64xf32>):
+    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = -1 : tensor<8x64xf32> -> tensor<4x64xf32>
+    // expected-error @+1 {{eps is only valid for the rms_last kind, not sum}}
+    %a = mirage_block.accum sum %t eps(2.0) : tensor<4x64xf32> -> tensor<4x64xf32>
+    %s = mirage_block.output_saver %a omap = [0, -1, -1] : tensor<4x64xf32> -> tensor<8x64xf32>
+    mirage_block.yield %s : tensor<8x64xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @accum_size_does_not_divide(%x: tensor<8x64xf32>) {
   %k = mirage_kernel.custom (%x) grid = [2, 1, 1] forloop = 1 : (tensor<8x64xf32>) -> tensor<8x64xf32> {
   ^bb0(%X: tensor<8x64xf32>):

@@ -194,3 +194,27 @@ func.func @in_loop_thread_graph(%q: tensor<2x8x64xf32>, %kk: tensor<2x64x16xf32>
   }
   return %o : tensor<2x8x16xf32>
 }
+
+// rms_last with an eps (the epsilon of the rms_norm it fuses): printed only
+// when non-zero, kept through the generic form.
+
+// CHECK-LABEL: func.func @rms_last_eps
+func.func @rms_last_eps(%x: tensor<8x64xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+  %o:2 = mirage_kernel.graph (%x) : (tensor<8x64xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+  ^bb0(%a: tensor<8x64xf32>):
+    %k:2 = mirage_kernel.custom (%a) grid = [2, 1, 1] forloop = 4 : (tensor<8x64xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+    ^bb0(%X: tensor<8x64xf32>):
+      %xt = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = 1 : tensor<8x64xf32> -> tensor<4x16xf32>
+      // CHECK: mirage_block.accum rms_last %{{.*}} eps(1.000000e-05) : tensor<4x16xf32> -> tensor<4x1xf32>
+      %r = mirage_block.accum rms_last %xt eps(1.0e-05) : tensor<4x16xf32> -> tensor<4x1xf32>
+      // An explicit zero eps is the default and is not printed.
+      // CHECK: mirage_block.accum rms_last %{{.*}} : tensor<4x16xf32> -> tensor<4x1xf32>
+      %z = mirage_block.accum rms_last %xt eps(0.0) : tensor<4x16xf32> -> tensor<4x1xf32>
+      %s0 = mirage_block.output_saver %r omap = [0, -1, -1] : tensor<4x1xf32> -> tensor<8x1xf32>
+      %s1 = mirage_block.output_saver %z omap = [0, -1, -1] : tensor<4x1xf32> -> tensor<8x1xf32>
+      mirage_block.yield %s0, %s1 : tensor<8x1xf32>, tensor<8x1xf32>
+    }
+    mirage_kernel.yield %k#0, %k#1 : tensor<8x1xf32>, tensor<8x1xf32>
+  }
+  return %o#0, %o#1 : tensor<8x1xf32>, tensor<8x1xf32>
+}

@@ -99,6 +99,10 @@ LogicalResult AccumOp::verify() {
   if (getSize() && static_cast<int64_t>(*getSize()) <= 0)
     return emitOpError("size must be positive, got ")
            << static_cast<int64_t>(*getSize());
+  // eps belongs to rms_last only (sqrt(mean(x²) + eps)); 0 is "none".
+  if (getEps().convertToDouble() != 0.0 && getKind() != ::mirage::AccumKind::rms_last)
+    return emitOpError("eps is only valid for the rms_last kind, not ")
+           << ::mirage::stringifyAccumKind(getKind());
   if (getRescale() && getElementTypeOrSelf(getRescale().getType()) !=
                           getElementTypeOrSelf(getInput().getType()))
     return emitOpError("rescale must have the element type ")

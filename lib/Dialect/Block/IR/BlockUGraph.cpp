@@ -135,7 +135,8 @@ FailureOr<UGraph> mirage::block::importBlockGraph(Operation *owner,
             .Case([&](AccumOp a) {
               return g.addAccum(a.getKind(), get(a.getInput()),
                                 a.getRescale() ? get(a.getRescale()) : -1,
-                                a.getSize() ? (int64_t)*a.getSize() : 0);
+                                a.getSize() ? (int64_t)*a.getSize() : 0,
+                                a.getEps().convertToDouble());
             })
             .Case([&](OutputSaverOp s) {
               return g.addOutputSaver(get(s.getInput()), s.getAxisMap());

@@ -154,7 +154,8 @@ struct Exporter {
             block::AccumOp::create(
                 b, loc, tensorType(g, op.results[0]), op.accumKind(), in(0),
                 op.operands.size() > 1 ? in(1) : Value(),
-                op.size ? b.getI64IntegerAttr(op.size) : IntegerAttr())
+                op.size ? b.getI64IntegerAttr(op.size) : IntegerAttr(),
+                llvm::APFloat(op.scalar))
                 .getResult());
       } else if (op.kind == OpKind::OutputSaver) {
         results.push_back(block::OutputSaverOp::create(

@@ -112,7 +112,10 @@ def Block_AccumOp : Block_Op<"accum", [Pure, InferTypeOpAdaptor,
     * `sum`: Σ_i x_i, shape unchanged;
     * `sum_last`: Σ_i of x_i with its last dim summed to `size` (default 1);
     * `mean_last`: `sum_last` divided by forloop_range × (last extent / size);
-    * `rms_last`: sqrt(`mean_last` of x²);
+    * `rms_last`: sqrt(`mean_last` of x² + `eps`), where the optional `eps`
+      (default 0, printed only when non-zero) is the epsilon of the
+      `rms_norm` it fuses: the result is exactly the divisor
+      sqrt(mean(x²) + eps) of `rms_norm x eps(e)`;
     * `max`: element-wise max over iterations.
 
     With a `rescale` operand r (in-loop, broadcast to the accumulator shape),
@@ -123,15 +126,18 @@ def Block_AccumOp : Block_Op<"accum", [Pure, InferTypeOpAdaptor,
     ```mlir
     %acc = mirage_block.accum sum %m : tensor<16x32xf16> -> tensor<16x32xf16>
     %rms = mirage_block.accum rms_last %xt : tensor<16x64xf16> -> tensor<16x1xf16>
+    %rme = mirage_block.accum rms_last %xt eps(1.0e-05) : tensor<16x64xf16> -> tensor<16x1xf16>
     %den = mirage_block.accum sum_last %e to 64 : tensor<16x512xf16> -> tensor<16x64xf16>
     ```
   }];
   let arguments = (ins Mirage_AccumKind:$kind, Mirage_Tensor:$input,
                        Optional<Mirage_Tensor>:$rescale,
-                       OptionalAttr<I64Attr>:$size);
+                       OptionalAttr<I64Attr>:$size,
+                       DefaultValuedAttr<F64Attr, "0.0">:$eps);
   let results = (outs Mirage_Tensor:$result);
   let assemblyFormat = [{
-    $kind $input (`rescale` $rescale^)? (`to` $size^)? attr-dict `:` type($input)
+    $kind $input (`rescale` $rescale^)? (`to` $size^)? (`eps` `(` $eps^ `)`)?
+    attr-dict `:` type($input)
     (`,` type($rescale)^)? `->` type($result)
   }];
   let hasVerifier = 1;

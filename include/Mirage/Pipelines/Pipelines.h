@@ -1,0 +1,53 @@
+//===- Pipelines.h - Registered Mirage pass pipelines -----------*- C++ -*-===//
+//
+// The pipelines users run from mirage-opt and that other compilers build into
+// their own pass managers, with the same options in both places.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_PIPELINES_PIPELINES_H
+#define MIRAGE_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mirage {
+
+struct SuperoptimizePipelineOptions
+    : public mlir::PassPipelineOptions<SuperoptimizePipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cost-model target: h100 or a100"),
+                             llvm::cl::init("h100")};
+  Option<unsigned> maxBlockOps{
+      *this, "max-block-ops",
+      llvm::cl::desc("block operators per block graph"), llvm::cl::init(7)};
+  Option<unsigned> threads{*this, "threads",
+                           llvm::cl::desc("search threads (0: all cores)"),
+                           llvm::cl::init(0)};
+  Option<double> timeBudget{*this, "time-budget",
+                            llvm::cl::desc("search seconds per graph"),
+                            llvm::cl::init(300)};
+  Option<std::string> cache{
+      *this, "cache",
+      llvm::cl::desc("result cache: empty (default file), 'off' or a path"),
+      llvm::cl::init("")};
+  Option<std::string> report{*this, "report",
+                             llvm::cl::desc("JSON report path"),
+                             llvm::cl::init("")};
+  Option<unsigned> targetBits{
+      *this, "target-bits",
+      llvm::cl::desc("false-acceptance target of the final verification"),
+      llvm::cl::init(64)};
+};
+
+/// linalg/TOSA → kernel graphs (mirage-import), superoptimization
+/// (mirage-superoptimize) and an independent re-verification of every
+/// winner against its reference (mirage-verify-equivalence).
+void buildSuperoptimizePipeline(mlir::OpPassManager &pm,
+                                const SuperoptimizePipelineOptions &options);
+
+/// Registers "mirage-superoptimize-pipeline".
+void registerMiragePipelines();
+
+} // namespace mirage
+
+#endif // MIRAGE_PIPELINES_PIPELINES_H
