@@ -72,3 +72,37 @@ func.func @wrong_fmap(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf3
   }
   return %b : tensor<4x4xf32>
 }
+
+// -----
+
+// With rms_norm's eps and weight: rms_last carries the eps, so Z3 sees the
+// same uninterpreted sqrt(Σx²/n + eps) on both sides.
+
+func.func @rmsnorm_eps_weight_matmul(%x: tensor<2x16xf32>, %g: tensor<1x16xf32>, %w: tensor<16x4xf32>) -> tensor<2x4xf32> {
+  %r = mirage_kernel.graph "ref" (%x, %g, %w) : (tensor<2x16xf32>, tensor<1x16xf32>, tensor<16x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x16xf32>, %c: tensor<1x16xf32>, %b: tensor<16x4xf32>):
+    %n = mirage_kernel.rms_norm %a weight %c eps(1.0e-05) : tensor<2x16xf32>, tensor<1x16xf32> -> tensor<2x16xf32>
+    %m = mirage_kernel.matmul %n, %b : tensor<2x16xf32>, tensor<16x4xf32> -> tensor<2x4xf32>
+    mirage_kernel.yield %m : tensor<2x4xf32>
+  }
+  // expected-remark @+2 {{graph 'best' is formally equivalent to reference 'ref' at these shapes (Z3: unsat}}
+  // expected-remark @+1 {{graph 'best' is equivalent to reference 'ref': 2 tests}}
+  %o = mirage_kernel.graph "best" reference "ref" (%x, %g, %w) : (tensor<2x16xf32>, tensor<1x16xf32>, tensor<16x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x16xf32>, %c: tensor<1x16xf32>, %b: tensor<16x4xf32>):
+    %k = mirage_kernel.custom (%a, %c, %b) grid = [2, 1, 1] forloop = 4 : (tensor<2x16xf32>, tensor<1x16xf32>, tensor<16x4xf32>) -> tensor<2x4xf32> {
+    ^bb0(%X: tensor<2x16xf32>, %G: tensor<1x16xf32>, %W: tensor<16x4xf32>):
+      %xt = mirage_block.input_iterator %X imap = [-1, -1, -1] fmap = 1 : tensor<2x16xf32> -> tensor<2x4xf32>
+      %gt = mirage_block.input_iterator %G imap = [-1, -1, -1] fmap = 1 : tensor<1x16xf32> -> tensor<1x4xf32>
+      %wt = mirage_block.input_iterator %W imap = [1, -1, -1] fmap = 0 : tensor<16x4xf32> -> tensor<4x2xf32>
+      %xg = mirage_block.binary mul %xt, %gt : tensor<2x4xf32>, tensor<1x4xf32> -> tensor<2x4xf32>
+      %mm = mirage_block.matmul %xg, %wt : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+      %acc = mirage_block.accum sum %mm : tensor<2x2xf32> -> tensor<2x2xf32>
+      %rms = mirage_block.accum rms_last %xt eps(1.0e-05) : tensor<2x4xf32> -> tensor<2x1xf32>
+      %d = mirage_block.binary div %acc, %rms : tensor<2x2xf32>, tensor<2x1xf32> -> tensor<2x2xf32>
+      %s = mirage_block.output_saver %d omap = [1, -1, -1] : tensor<2x2xf32> -> tensor<2x4xf32>
+      mirage_block.yield %s : tensor<2x4xf32>
+    }
+    mirage_kernel.yield %k : tensor<2x4xf32>
+  }
+  return %o : tensor<2x4xf32>
+}
