@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >/dev/null
-in=${1:-examples/workloads/tosa/rmsnorm_matmul.mlir}
+in=${1:-examples/rmsnorm_matmul_tosa.mlir}
 out=build/demo-out.mlir
 cache=build/demo-cache.sqlite
 report=build/demo-report.json
