@@ -32,16 +32,8 @@ struct Ctx {
 bool commutative(BinaryKind k) {
   return k == BinaryKind::add || k == BinaryKind::mul;
 }
-const char *binName(BinaryKind k) {
-  static const char *n[] = {"add", "sub", "mul", "div", "pow"};
-  return n[(int)k];
-}
-const char *unName(UnaryKind k) {
-  static const char *n[] = {"exp",     "square", "sqrt",    "rsqrt",
-                            "reciprocal", "silu", "gelu",   "relu",
-                            "sigmoid", "tanh",   "mul_scalar", "add_scalar"};
-  return n[(int)k];
-}
+std::string binName(BinaryKind k) { return stringifyBinaryKind(k).str(); }
+std::string unName(UnaryKind k) { return stringifyUnaryKind(k).str(); }
 
 std::string mapStr(const AxisMap &m) {
   return "[" + std::to_string(m[0]) + ", " + std::to_string(m[1]) + ", " +
@@ -97,7 +89,7 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
         continue;
       UOp m = op;
       m.sub = (int)k;
-      add(m, std::string(unName(cur)) + " replaced by " + unName(k));
+      add(m, unName(cur) + " replaced by " + unName(k));
     }
     break;
   }
@@ -106,7 +98,7 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
     if (!commutative(cur)) {
       UOp m = op;
       std::swap(m.operands[0], m.operands[1]);
-      add(m, std::string(binName(cur)) + " operands swapped");
+      add(m, binName(cur) + " operands swapped");
     }
     for (BinaryKind k : {BinaryKind::add, BinaryKind::sub, BinaryKind::mul,
                          BinaryKind::div}) {
@@ -114,7 +106,7 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
         continue;
       UOp m = op;
       m.sub = (int)k;
-      add(m, std::string(binName(cur)) + " replaced by " + binName(k));
+      add(m, binName(cur) + " replaced by " + binName(k));
     }
     wrongOperand(0);
     wrongOperand(1);
@@ -255,51 +247,11 @@ bool replay(const UGraph &src, UGraph &dst, Ctx &ctx) {
         return false;
       ins.push_back(map[o]);
     }
-    int32_t r = -1;
-    switch (op.kind) {
-    case OpKind::Matmul:
-      r = dst.addMatmul(ins[0], ins[1]);
-      break;
-    case OpKind::Unary:
-      r = dst.addUnary(op.unaryKind(), ins[0], op.scalar);
-      break;
-    case OpKind::Binary:
-      r = dst.addBinary(op.binaryKind(), ins[0], ins[1]);
-      break;
-    case OpKind::Reduce:
-      r = dst.addReduce(op.reduceKind(), ins[0], op.dim, op.size);
-      break;
-    case OpKind::RmsNorm:
-      r = dst.addRmsNorm(ins[0], ins.size() > 1 ? ins[1] : -1, op.scalar);
-      break;
-    case OpKind::Concat:
-      r = dst.addConcat(ins[0], ins[1], op.dim);
-      break;
-    case OpKind::InputIterator:
-      r = dst.addInputIterator(ins[0], op.map, op.fmap);
-      break;
-    case OpKind::Accum:
-      r = dst.addAccum(op.accumKind(), ins[0], ins.size() > 1 ? ins[1] : -1,
-                       op.size, op.scalar);
-      break;
-    case OpKind::OutputSaver:
-      r = dst.addOutputSaver(ins[0], op.map);
-      break;
-    case OpKind::ThreadGraph: {
-      UGraph body(Level::Thread);
-      if (!replay(src.bodies[op.body], body, ctx))
-        return false;
-      r = dst.addThreadGraph(ins, std::move(body));
-      break;
-    }
-    case OpKind::Custom: {
-      UGraph body(Level::Block);
-      if (!replay(src.bodies[op.body], body, ctx))
-        return false;
-      r = dst.addCustom(ins, std::move(body));
-      break;
-    }
-    }
+    // Nested bodies are replayed too: a mutation site may lie inside them.
+    UGraph body(op.kind == OpKind::Custom ? Level::Block : Level::Thread);
+    if (op.body >= 0 && !replay(src.bodies[op.body], body, ctx))
+      return false;
+    int32_t r = dst.addLike(op, ins, std::move(body));
     if (r < 0)
       return false;
     for (size_t k = 0; k < op.results.size(); ++k)
