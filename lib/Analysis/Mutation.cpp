@@ -1,5 +1,6 @@
 //===- Mutation.cpp - Single-change mutants of a μGraph -------------------===//
 #include "Mirage/Analysis/Mutation.h"
+#include "Mirage/Semantics/Replay.h"
 
 using namespace mirage;
 
@@ -241,21 +242,15 @@ bool replay(const UGraph &src, UGraph &dst, Ctx &ctx) {
     UOp op = src.ops[i];
     if (!ctx.pick([&] { return opVariants(src, op, i); }, op))
       return false;
-    llvm::SmallVector<int32_t, 4> ins;
-    for (int32_t o : op.operands) {
+    for (int32_t o : op.operands)
       if (o < 0 || map[o] < 0)
         return false;
-      ins.push_back(map[o]);
-    }
     // Nested bodies are replayed too: a mutation site may lie inside them.
     UGraph body(op.kind == OpKind::Custom ? Level::Block : Level::Thread);
     if (op.body >= 0 && !replay(src.bodies[op.body], body, ctx))
       return false;
-    int32_t r = dst.addLike(op, ins, std::move(body));
-    if (r < 0)
+    if (!replayOp(dst, op, map, std::move(body)))
       return false;
-    for (size_t k = 0; k < op.results.size(); ++k)
-      map[op.results[k]] = r + k;
   }
   for (int32_t o : src.outputs)
     dst.markOutput(map[o]);

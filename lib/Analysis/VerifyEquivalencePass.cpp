@@ -4,7 +4,6 @@
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 
 namespace mirage {
@@ -17,34 +16,6 @@ using namespace mlir;
 using namespace mirage;
 
 namespace {
-/// Graphs with a reference, paired with it; errors for missing or duplicate
-/// names. Returns false on such an error.
-bool collectPairs(
-    ModuleOp module,
-    SmallVectorImpl<std::pair<kernel::GraphOp, kernel::GraphOp>> &pairs) {
-  llvm::StringMap<kernel::GraphOp> byName;
-  SmallVector<kernel::GraphOp> withReference;
-  bool ok = true;
-  module.walk([&](kernel::GraphOp op) {
-    if (op.getSymName() && !byName.try_emplace(*op.getSymName(), op).second) {
-      op.emitError("duplicate graph name '") << *op.getSymName() << "'";
-      ok = false;
-    }
-    if (op.getReference())
-      withReference.push_back(op);
-  });
-  for (kernel::GraphOp op : withReference) {
-    auto it = byName.find(*op.getReference());
-    if (it == byName.end()) {
-      op.emitError("reference graph '") << *op.getReference() << "' not found";
-      ok = false;
-      continue;
-    }
-    pairs.push_back({op, it->second});
-  }
-  return ok;
-}
-
 std::string graphName(kernel::GraphOp op) {
   return op.getSymName() ? op.getSymName()->str() : "<unnamed>";
 }
@@ -77,7 +48,7 @@ struct VerifyEquivalencePass
 
   void runOnOperation() override {
     SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
-    bool ok = collectPairs(getOperation(), pairs);
+    bool ok = succeeded(kernel::collectReferencePairs(getOperation(), pairs));
     for (auto [cand, ref] : pairs)
       ok &= succeeded(verify(cand, ref));
     if (!ok)
@@ -166,7 +137,7 @@ struct CheckNumericsPass
 
   void runOnOperation() override {
     SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
-    collectPairs(getOperation(), pairs);
+    (void)kernel::collectReferencePairs(getOperation(), pairs);
     for (auto [candOp, refOp] : pairs) {
       if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
           candOp.getNumResults() != refOp.getNumResults())

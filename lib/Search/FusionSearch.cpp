@@ -2,6 +2,7 @@
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/IndexAlignment.h"
+#include "Mirage/Semantics/Replay.h"
 #include "Mirage/Semantics/Target.h"
 
 #include "llvm/Support/Format.h"
@@ -59,17 +60,11 @@ bool replayKernel(const UGraph &src, llvm::ArrayRef<Shape> inputShapes,
   for (const UOp &op : src.ops) {
     if (op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph)
       return false; // references are unfused
-    llvm::SmallVector<int32_t, 4> in;
-    for (int32_t o : op.operands)
-      in.push_back(map[o]);
     UOp copy = op;
     if (op.kind == OpKind::Reduce && op.size > 1)
       copy.size = sizeOf(op.results[0], op.dim);
-    int32_t r = dst.addLike(copy, in);
-    if (r < 0)
+    if (!replayOp(dst, copy, map))
       return false;
-    for (size_t k = 0; k < op.results.size(); ++k)
-      map[op.results[k]] = r + k;
   }
   for (int32_t o : src.outputs)
     dst.markOutput(map[o]);
@@ -501,15 +496,9 @@ bool instantiate(const UGraph &probeBlock, const UGraph &ref,
     map[probeBlock.inputs[i]] = b.addInput(ref.values[ref.inputs[i]].shape,
                                            ref.values[ref.inputs[i]].type);
   for (const UOp &op : probeBlock.ops) {
-    llvm::SmallVector<int32_t, 4> in;
-    for (int32_t o : op.operands)
-      in.push_back(map[o]);
-    int32_t r = b.addLike(op, in,
-                          op.body >= 0 ? probeBlock.bodies[op.body] : UGraph());
-    if (r < 0)
+    if (!replayOp(b, op, map,
+                  op.body >= 0 ? probeBlock.bodies[op.body] : UGraph()))
       return false;
-    for (size_t k = 0; k < op.results.size(); ++k)
-      map[op.results[k]] = r + k;
   }
   for (int32_t o : probeBlock.outputs)
     b.markOutput(map[o]);

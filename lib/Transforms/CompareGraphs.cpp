@@ -5,7 +5,6 @@
 #include "Mirage/Semantics/RandomInputs.h"
 #include "Mirage/Transforms/Passes.h"
 
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 
 namespace mirage {
@@ -21,28 +20,10 @@ struct ComparePass : mirage::impl::MirageCompareBase<ComparePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    llvm::StringMap<kernel::GraphOp> byName;
-    SmallVector<kernel::GraphOp> withReference;
-    bool ok = true;
-    getOperation().walk([&](kernel::GraphOp op) {
-      if (op.getSymName() &&
-          !byName.try_emplace(*op.getSymName(), op).second) {
-        op.emitError("duplicate graph name '") << *op.getSymName() << "'";
-        ok = false;
-      }
-      if (op.getReference())
-        withReference.push_back(op);
-    });
-    for (kernel::GraphOp op : withReference) {
-      auto it = byName.find(*op.getReference());
-      if (it == byName.end()) {
-        op.emitError("reference graph '") << *op.getReference()
-                                          << "' not found";
-        ok = false;
-        continue;
-      }
-      ok &= succeeded(compare(op, it->second));
-    }
+    SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
+    bool ok = succeeded(kernel::collectReferencePairs(getOperation(), pairs));
+    for (auto [cand, ref] : pairs)
+      ok &= succeeded(compare(cand, ref));
     if (!ok)
       signalPassFailure();
     markAllAnalysesPreserved();

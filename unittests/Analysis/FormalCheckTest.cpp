@@ -3,42 +3,15 @@
 #include "Mirage/Analysis/Mutation.h"
 #include "Mirage/Analysis/Verifier.h"
 
+#include "TestGraphs.h"
+
 #include <gtest/gtest.h>
 
 using namespace mirage;
+using test::rmsMatmulFused;
+using test::rmsMatmulReference;
 
 namespace {
-UGraph rmsMatmulReference(int64_t m, int64_t k, int64_t n) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, -1), w));
-  return g;
-}
-
-/// The paper's fused RMSNorm+MatMul; `xFmap`/`wFmap` the iterators' fmaps.
-UGraph rmsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
-                      int64_t loop, AccumKind norm = AccumKind::rms_last,
-                      int64_t wImapX = 1) {
-  UGraph b(Level::Block);
-  b.grid = {gx, 1, 1};
-  b.forloopRange = loop;
-  int32_t X = b.addInput({m, k}, ElemType::F32);
-  int32_t W = b.addInput({k, n}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(W, {wImapX, -1, -1}, 0);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-  int32_t rms = b.addAccum(norm, xt, -1, 0);
-  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, rms),
-                                {1, -1, -1}));
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addCustom({x, w}, std::move(b)));
-  EXPECT_TRUE(g.error.empty()) << g.error;
-  return g;
-}
-
 /// A block graph whose tile broadcasts: out = Σ_loop (A_tile + B_tile) with
 /// A iterated along `fmapA`; with 4x4 inputs and loop 4, fmap 0 gives 1x4
 /// tiles and fmap 1 gives 4x1 tiles, both broadcast against a 4x4 tile.

@@ -11,17 +11,14 @@
 //===----------------------------------------------------------------------===//
 #include "Mirage/Analysis/Mutation.h"
 #include "Mirage/Analysis/Verifier.h"
-#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
-#include "Mirage/InitAllDialects.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include "TestGraphs.h"
 
 #include <gtest/gtest.h>
 
@@ -30,41 +27,23 @@
 using namespace mirage;
 
 namespace {
-struct Pair {
-  std::string name;
-  UGraph cand, ref;
-};
+using Pair = test::GraphPair;
 
 void loadPairs(const std::string &path, std::vector<Pair> &out) {
-  mlir::DialectRegistry registry;
-  registerAllMirageDialects(registry);
-  registry.insert<mlir::func::FuncDialect>();
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  ctx.getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+  auto ctx = test::makeMirageContext(/*quiet=*/true);
+  auto module = test::parseMlirFile(path, *ctx);
   if (!module) { // e.g. a verifier test's deliberately invalid IR
     std::printf("skipped (does not parse): %s\n", path.c_str());
     return;
   }
-  llvm::StringMap<kernel::GraphOp> byName;
-  std::vector<kernel::GraphOp> cands;
-  module->walk([&](kernel::GraphOp op) {
-    if (op.getSymName())
-      byName[*op.getSymName()] = op;
-    if (op.getReference())
-      cands.push_back(op);
-  });
-  for (kernel::GraphOp c : cands) {
-    auto it = byName.find(*c.getReference());
-    ASSERT_NE(it, byName.end());
-    auto cand = kernel::importKernelGraph(c);
-    auto ref = kernel::importKernelGraph(it->second);
-    ASSERT_TRUE(succeeded(cand) && succeeded(ref));
-    out.push_back({llvm::sys::path::filename(path).str() + ":" +
-                       c.getSymName().value_or("?").str(),
-                   std::move(*cand), std::move(*ref)});
+  std::vector<Pair> pairs;
+  ::testing::AssertionResult imported =
+      test::importReferencePairs(*module, pairs);
+  for (Pair &p : pairs) {
+    p.name = llvm::sys::path::filename(path).str() + ":" + p.name;
+    out.push_back(std::move(p));
   }
+  ASSERT_TRUE(imported) << path;
 }
 
 /// Gated MLP: silu(X·W1) ⊙ (X·W3), fused into one custom kernel.

@@ -3,77 +3,20 @@
 #include "Mirage/Analysis/Mutation.h"
 #include "Mirage/Analysis/Verifier.h"
 
+#include "TestGraphs.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <thread>
 
 using namespace mirage;
+using test::rmsEpsMatmulFused;
+using test::rmsEpsMatmulReference;
+using test::rmsMatmulFused;
+using test::rmsMatmulReference;
 
 namespace {
-UGraph rmsMatmulReference(int64_t m, int64_t k, int64_t n) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, -1), w));
-  return g;
-}
-
-UGraph rmsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
-                      int64_t loop, AccumKind norm = AccumKind::rms_last) {
-  UGraph b(Level::Block);
-  b.grid = {gx, 1, 1};
-  b.forloopRange = loop;
-  int32_t X = b.addInput({m, k}, ElemType::F32);
-  int32_t W = b.addInput({k, n}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-  int32_t rms = b.addAccum(norm, xt, -1, 0);
-  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, rms),
-                                {1, -1, -1}));
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addCustom({x, w}, std::move(b)));
-  return g;
-}
-
-/// rms_norm(X, weight g, eps) @ W.
-UGraph rmsEpsMatmulReference(int64_t m, int64_t k, int64_t n, double eps) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t gamma = g.addInput({1, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, gamma, eps), w));
-  return g;
-}
-
-/// Its fused form: ((X·g) @ W) / rms_last(X, eps), one for-loop over k.
-UGraph rmsEpsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
-                         int64_t loop, double eps) {
-  UGraph b(Level::Block);
-  b.grid = {gx, 1, 1};
-  b.forloopRange = loop;
-  int32_t X = b.addInput({m, k}, ElemType::F32);
-  int32_t G = b.addInput({1, k}, ElemType::F32);
-  int32_t W = b.addInput({k, n}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
-  int32_t gt = b.addInputIterator(G, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
-  int32_t xg = b.addBinary(BinaryKind::mul, xt, gt);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xg, wt), -1, 0);
-  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0, eps);
-  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, rms),
-                                {1, -1, -1}));
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t gamma = g.addInput({1, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addCustom({x, gamma, w}, std::move(b)));
-  return g;
-}
-
 /// f(x) applied element-wise as a one-op kernel graph.
 UGraph unaryGraph(UnaryKind k, Shape s = {4, 8}) {
   UGraph g;

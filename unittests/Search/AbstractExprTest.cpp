@@ -10,13 +10,7 @@
 #include "Mirage/Search/AbstractExpr.h"
 #include "Mirage/Search/SubexprOracle.h"
 
-#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
-#include "Mirage/InitAllDialects.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/ADT/StringMap.h"
+#include "TestGraphs.h"
 
 #include <gtest/gtest.h>
 
@@ -86,39 +80,17 @@ TEST(AbstractExpr, OpSemantics) {
   EXPECT_EQ(A.node(e[q]).kind, ExprKind::Div);
 }
 
-struct Pair {
-  std::string name;
-  UGraph cand, ref;
-};
+using Pair = test::GraphPair;
 
 std::vector<Pair> loadPairs(const std::string &file) {
   std::vector<Pair> out;
-  mlir::DialectRegistry registry;
-  registerAllMirageDialects(registry);
-  registry.insert<mlir::func::FuncDialect>();
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  auto ctx = test::makeMirageContext();
   std::string path = std::string(MIRAGE_SOURCE_DIR) + "/test/Workloads/" + file;
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+  auto module = test::parseMlirFile(path, *ctx);
   EXPECT_TRUE(module) << path;
   if (!module)
     return out;
-  llvm::StringMap<kernel::GraphOp> byName;
-  std::vector<kernel::GraphOp> cands;
-  module->walk([&](kernel::GraphOp op) {
-    if (op.getSymName())
-      byName[*op.getSymName()] = op;
-    if (op.getReference())
-      cands.push_back(op);
-  });
-  for (kernel::GraphOp c : cands) {
-    auto cand = kernel::importKernelGraph(c);
-    auto ref = kernel::importKernelGraph(byName[*c.getReference()]);
-    EXPECT_TRUE(succeeded(cand) && succeeded(ref));
-    if (succeeded(cand) && succeeded(ref))
-      out.push_back({c.getSymName().value_or("?").str(), std::move(*cand),
-                     std::move(*ref)});
-  }
+  EXPECT_TRUE(test::importReferencePairs(*module, out)) << path;
   return out;
 }
 

@@ -1,13 +1,8 @@
 //===- CanonicalHashTest.cpp - Stability and sensitivity of the hash ------===//
 #include "Mirage/Search/CanonicalHash.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
-#include "Mirage/InitAllDialects.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
+#include "TestGraphs.h"
 
 #include <gtest/gtest.h>
 
@@ -203,14 +198,10 @@ TEST(CanonicalHash, CacheKey) {
 // The paper workloads' graphs (bench/workloads): every graph hashes
 // differently, and parsing and importing a file again gives the same hashes.
 TEST(CanonicalHash, WorkloadGraphs) {
-  mlir::DialectRegistry registry;
-  registerAllMirageDialects(registry);
-  registry.insert<mlir::func::FuncDialect>();
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  auto ctx = test::makeMirageContext();
   auto hashes = [&](const std::string &path) {
     std::vector<std::string> out;
-    auto module = mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+    auto module = test::parseMlirFile(path, *ctx);
     EXPECT_TRUE(module) << path;
     if (module)
       module->walk([&](kernel::GraphOp op) {
@@ -225,8 +216,7 @@ TEST(CanonicalHash, WorkloadGraphs) {
   size_t n = 0;
   for (const char *name : {"rmsnorm_matmul", "gated_mlp", "lora", "gqa",
                            "qknorm", "ntrans"}) {
-    std::string path =
-        std::string(MIRAGE_SOURCE_DIR) + "/bench/workloads/" + name + ".mlir";
+    std::string path = test::sourceFile("bench/workloads", name);
     std::vector<std::string> a = hashes(path), b = hashes(path);
     EXPECT_EQ(a, b) << name;
     all.insert(a.begin(), a.end());
@@ -238,43 +228,15 @@ TEST(CanonicalHash, WorkloadGraphs) {
 
 // rms_last's eps survives export to MLIR, printing, parsing and import.
 TEST(CanonicalHash, RmsLastEpsRoundTripsThroughMLIR) {
-  mlir::DialectRegistry registry;
-  registerAllMirageDialects(registry);
-  registry.insert<mlir::func::FuncDialect>();
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  auto ctx = test::makeMirageContext();
   FusedSpec s;
   s.eps = 1e-5;
   UGraph g = fused(s);
-  mlir::OpBuilder builder(&ctx);
-  mlir::Location loc = builder.getUnknownLoc();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
-  llvm::SmallVector<mlir::Type> argTypes;
-  for (int32_t v : g.inputs)
-    argTypes.push_back(mlir::RankedTensorType::get(g.value(v).shape,
-                                                   builder.getF16Type()));
-  mlir::Type resType = mlir::RankedTensorType::get(
-      g.value(g.outputs[0]).shape, builder.getF16Type());
-  auto func = mlir::func::FuncOp::create(
-      builder, loc, "f", builder.getFunctionType(argTypes, {resType}));
-  mlir::Block *entry = func.addEntryBlock();
-  builder.setInsertionPointToEnd(entry);
-  kernel::GraphOp graphOp =
-      kernel::exportKernelGraph(builder, loc, g, entry->getArguments());
-  mlir::func::ReturnOp::create(builder, loc, graphOp->getResults());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os);
+  std::string text = test::printAsFunc(*ctx, g, "f");
   EXPECT_NE(text.find("rms_last"), std::string::npos) << text;
   EXPECT_NE(text.find("eps(1.000000e-05)"), std::string::npos) << text;
-  auto parsed = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
-  ASSERT_TRUE(parsed) << text;
-  kernel::GraphOp back;
-  parsed->walk([&](kernel::GraphOp op) { back = op; });
-  ASSERT_TRUE(back);
-  auto imported = kernel::importKernelGraph(back);
-  ASSERT_TRUE(succeeded(imported));
-  EXPECT_EQ(canonicalHash(*imported), canonicalHash(g));
-  EXPECT_NE(canonicalHash(*imported), canonicalHash(fused()));
+  UGraph imported;
+  ASSERT_TRUE(test::importGraphFromText(text, *ctx, imported));
+  EXPECT_EQ(canonicalHash(imported), canonicalHash(g));
+  EXPECT_NE(canonicalHash(imported), canonicalHash(fused()));
 }

@@ -1,12 +1,7 @@
 //===- CostModelTest.cpp - The analytic cost model ------------------------===//
 #include "Mirage/Search/CostModel.h"
-#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
-#include "Mirage/InitAllDialects.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/ADT/StringMap.h"
+#include "TestGraphs.h"
 
 #include <gtest/gtest.h>
 
@@ -115,38 +110,22 @@ TEST(CostModel, A100SlowerThanH100) {
 // Every hand-written best μGraph of the paper workloads at full shapes must
 // come out cheaper than its reference on both targets.
 TEST(CostModel, WorkloadBestGraphsBeatReferences) {
-  mlir::DialectRegistry registry;
-  registerAllMirageDialects(registry);
-  registry.insert<mlir::func::FuncDialect>();
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  auto ctx = test::makeMirageContext();
   int pairs = 0;
   for (const char *name : {"rmsnorm_matmul", "gated_mlp", "lora", "gqa",
                            "qknorm", "ntrans"}) {
-    std::string path =
-        std::string(MIRAGE_SOURCE_DIR) + "/bench/workloads/" + name + ".mlir";
-    auto module = mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+    std::string path = test::sourceFile("bench/workloads", name);
+    auto module = test::parseMlirFile(path, *ctx);
     ASSERT_TRUE(module) << path;
-    llvm::StringMap<mlir::Operation *> byName;
-    std::vector<kernel::GraphOp> cands;
-    module->walk([&](kernel::GraphOp op) {
-      if (op.getSymName())
-        byName[*op.getSymName()] = op;
-      if (op.getReference())
-        cands.push_back(op);
-    });
-    for (kernel::GraphOp c : cands) {
-      auto ref = kernel::importKernelGraph(
-          llvm::cast<kernel::GraphOp>(byName[*c.getReference()]));
-      auto cand = kernel::importKernelGraph(c);
-      ASSERT_TRUE(succeeded(ref) && succeeded(cand));
+    std::vector<test::GraphPair> graphs;
+    ASSERT_TRUE(test::importReferencePairs(*module, graphs)) << path;
+    for (const test::GraphPair &p : graphs) {
       for (const char *t : {"h100", "a100"}) {
-        GraphCost rc = estimateCost(*ref, t), cc = estimateCost(*cand, t);
-        EXPECT_TRUE(cc.fits) << c.getSymName()->str() << "\n"
-                             << cc.describe();
+        GraphCost rc = estimateCost(p.ref, t), cc = estimateCost(p.cand, t);
+        EXPECT_TRUE(cc.fits) << p.name << "\n" << cc.describe();
         EXPECT_LT(cc.seconds, rc.seconds)
-            << c.getSymName()->str() << " on " << t << "\nreference: "
-            << rc.describe() << "candidate: " << cc.describe();
+            << p.name << " on " << t << "\nreference: " << rc.describe()
+            << "candidate: " << cc.describe();
         EXPECT_LT(cc.numKernels(), rc.numKernels());
       }
       ++pairs;

@@ -3,21 +3,24 @@
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/IndexAlignment.h"
 
+#include "TestGraphs.h"
+
 #include <gtest/gtest.h>
 
 using namespace mirage;
 using namespace mirage::search;
 
-static UGraph rmsNormMatmul(int64_t m, int64_t k, int64_t n) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F16);
-  int32_t w = g.addInput({k, n}, ElemType::F16);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, -1), w));
-  return g;
+/// Searches `ref` on two threads, costed by the analytic model.
+static FusionSearchResult searchWithCostModel(const UGraph &ref,
+                                              FusionSearchOptions opts) {
+  opts.threads = 2;
+  return searchFusedKernel(
+      ref, opts, [](const UGraph &g) { return estimateCost(g).seconds; },
+      PruneFactory());
 }
 
 TEST(IndexAlignment, MatmulClasses) {
-  UGraph g = rmsNormMatmul(16, 256, 512);
+  UGraph g = test::rmsMatmulReference(16, 256, 512, ElemType::F16);
   IndexClasses ic = alignIndices(g);
   ASSERT_EQ(ic.numClasses(), 3);
   int32_t x = g.inputs[0], w = g.inputs[1];
@@ -31,13 +34,10 @@ TEST(IndexAlignment, MatmulClasses) {
 }
 
 TEST(FusionSearch, FindsFusedRmsNormMatmul) {
-  UGraph ref = rmsNormMatmul(16, 1024, 2048);
+  UGraph ref = test::rmsMatmulReference(16, 1024, 2048, ElemType::F16);
   FusionSearchOptions opts;
   opts.maxBlockOps = 4;
-  opts.threads = 2;
-  FusionSearchResult r = searchFusedKernel(
-      ref, opts, [](const UGraph &g) { return estimateCost(g).seconds; },
-      PruneFactory());
+  FusionSearchResult r = searchWithCostModel(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_LE(r.log2Bound, -64);
   EXPECT_LT(r.bestSeconds, r.referenceSeconds);
@@ -64,16 +64,6 @@ TEST(FusionSearch, FindsFusedRmsNormMatmul) {
               r.referenceSeconds * 1e6);
 }
 
-/// rms_norm(x, weight g, eps) @ W, as frontends emit it.
-static UGraph rmsNormEpsMatmul(int64_t m, int64_t k, int64_t n, double eps) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F16);
-  int32_t gamma = g.addInput({1, k}, ElemType::F16);
-  int32_t w = g.addInput({k, n}, ElemType::F16);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, gamma, eps), w));
-  return g;
-}
-
 // With an eps and a weight the search still finds one fused kernel; the
 // paper's form, with the RMS accumulated in the matmul's for-loop, needs an
 // `rms_last` accumulator that carries the reference's eps.
@@ -82,14 +72,11 @@ TEST(FusionSearch, FindsFusedRmsNormMatmulWithEpsAndWeight) {
   // The paper's LLaMA-2-7B shapes: there the cost model prefers walking the
   // reduction dim (about 19.8 us vs 21.9 us for the reference; at
   // 16x1024x2048 a one-iteration plain fusion wins).
-  UGraph ref = rmsNormEpsMatmul(16, 4096, 6144, eps);
+  UGraph ref = test::rmsEpsMatmulReference(16, 4096, 6144, eps, ElemType::F16);
   FusionSearchOptions opts;
   opts.maxBlockOps = 5;
-  opts.threads = 2;
   opts.timeBudgetSeconds = 120;
-  FusionSearchResult r = searchFusedKernel(
-      ref, opts, [](const UGraph &g) { return estimateCost(g).seconds; },
-      PruneFactory());
+  FusionSearchResult r = searchWithCostModel(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_LE(r.log2Bound, -64);
   EXPECT_LT(r.bestSeconds, r.referenceSeconds);

@@ -1,19 +1,14 @@
 //===- ResultCacheTest.cpp - The SQLite result cache ----------------------===//
 #include "Mirage/Search/ResultCache.h"
-#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
-#include "Mirage/InitAllDialects.h"
 #include "Mirage/Search/CanonicalHash.h"
 #include "Mirage/Search/SearchReport.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include "TestGraphs.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -249,56 +244,19 @@ TEST(ResultCache, ConcurrentHandles) {
 // The value stored is the winner's MLIR text; it must parse back to the
 // same graph (same canonical hash) with its report.
 TEST(ResultCache, WinnerRoundTripsThroughMLIRText) {
-  mlir::DialectRegistry registry;
-  registerAllMirageDialects(registry);
-  registry.insert<mlir::func::FuncDialect>();
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  auto ctx = test::makeMirageContext();
 
   // A fused RMSNorm+MatMul kernel.
-  UGraph g;
+  UGraph g = test::rmsMatmulFused(4, 8, 16, 4, 2, AccumKind::rms_last, 1,
+                                  ElemType::F16);
+  ASSERT_TRUE(g.error.empty()) << g.error;
+  ASSERT_EQ(g.outputs.size(), 1u);
+  ASSERT_GE(g.outputs[0], 0) << g.error;
   g.name = "rmsnorm_matmul_best";
   g.reference = "rmsnorm_matmul_ref";
-  int32_t x = g.addInput({4, 8}, ElemType::F16);
-  int32_t w = g.addInput({8, 16}, ElemType::F16);
-  UGraph b(Level::Block);
-  b.grid = {4, 1, 1};
-  b.forloopRange = 2;
-  int32_t bx = b.addInput({4, 8}, ElemType::F16);
-  int32_t bw = b.addInput({8, 16}, ElemType::F16);
-  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0);
-  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, rms),
-                                {1, -1, -1}));
-  ASSERT_TRUE(b.error.empty()) << b.error;
-  int32_t o = g.addCustom({x, w}, std::move(b));
-  ASSERT_GE(o, 0) << g.error;
-  g.markOutput(o);
 
   // Export into a module: func @winner(inputs) { graph }.
-  mlir::OpBuilder builder(&ctx);
-  mlir::Location loc = builder.getUnknownLoc();
-  mlir::ModuleOp module = mlir::ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module.getBody());
-  llvm::SmallVector<mlir::Type> argTypes;
-  for (int32_t v : g.inputs)
-    argTypes.push_back(mlir::RankedTensorType::get(g.value(v).shape,
-                                                   builder.getF16Type()));
-  llvm::SmallVector<mlir::Type> resTypes{mlir::RankedTensorType::get(
-      g.value(g.outputs[0]).shape, builder.getF16Type())};
-  auto func = mlir::func::FuncOp::create(
-      builder, loc, "winner", builder.getFunctionType(argTypes, resTypes));
-  mlir::Block *entry = func.addEntryBlock();
-  builder.setInsertionPointToEnd(entry);
-  kernel::GraphOp graphOp =
-      kernel::exportKernelGraph(builder, loc, g, entry->getArguments());
-  mlir::func::ReturnOp::create(builder, loc, graphOp->getResults());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os);
-  module->erase();
+  std::string text = test::printAsFunc(*ctx, g, "winner");
 
   SearchReport report;
   report.graph = g.name;
@@ -317,16 +275,11 @@ TEST(ResultCache, WinnerRoundTripsThroughMLIRText) {
   std::optional<CacheEntry> hit = c.lookup(key);
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->graphText, text);
-  auto parsed = mlir::parseSourceString<mlir::ModuleOp>(hit->graphText, &ctx);
-  ASSERT_TRUE(parsed) << hit->graphText;
-  kernel::GraphOp back;
-  parsed->walk([&](kernel::GraphOp op) { back = op; });
-  ASSERT_TRUE(back);
-  auto imported = kernel::importKernelGraph(back);
-  ASSERT_TRUE(succeeded(imported));
-  EXPECT_EQ(canonicalHash(*imported), canonicalHash(g));
-  EXPECT_EQ(imported->name, g.name);
-  EXPECT_EQ(imported->reference, g.reference);
+  UGraph imported;
+  ASSERT_TRUE(test::importGraphFromText(hit->graphText, *ctx, imported));
+  EXPECT_EQ(canonicalHash(imported), canonicalHash(g));
+  EXPECT_EQ(imported.name, g.name);
+  EXPECT_EQ(imported.reference, g.reference);
   auto rep = parseSearchReport(hit->reportJson);
   ASSERT_TRUE(static_cast<bool>(rep));
   EXPECT_EQ(*rep, report);

@@ -3,46 +3,19 @@
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
 
+#include "TestGraphs.h"
+
 #include <gtest/gtest.h>
 
 using namespace mirage;
+using test::rmsEpsMatmulFused;
+using test::rmsEpsMatmulReference;
+using test::rmsMatmulFused;
+using test::rmsMatmulReference;
 
 static Evaluator<Float64Semantics> makeEval() {
   static Float64Semantics sem;
   return Evaluator<Float64Semantics>(sem);
-}
-
-/// rms_norm(X) @ W as a kernel graph.
-static UGraph rmsMatmulReference(int64_t m, int64_t k, int64_t n) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, -1), w));
-  return g;
-}
-
-/// The paper's fused μGraph: the division moves after the matmul.
-static UGraph rmsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
-                             int64_t loop) {
-  UGraph b(Level::Block);
-  b.grid = {gx, 1, 1};
-  b.forloopRange = loop;
-  int32_t X = b.addInput({m, k}, ElemType::F32);
-  int32_t W = b.addInput({k, n}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0);
-  int32_t d = b.addBinary(BinaryKind::div, acc, rms);
-  b.markOutput(b.addOutputSaver(d, {1, -1, -1}));
-  EXPECT_TRUE(b.error.empty()) << b.error;
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  int32_t o = g.addCustom({x, w}, std::move(b));
-  EXPECT_GE(o, 0) << g.error;
-  g.markOutput(o);
-  return g;
 }
 
 TEST(Evaluator, FusedRmsNormMatmulEqualsReference) {
@@ -54,47 +27,6 @@ TEST(Evaluator, FusedRmsNormMatmulEqualsReference) {
   auto b = eval.run(fused, inputs);
   ASSERT_EQ(a.size(), 1u);
   EXPECT_LT(maxRelativeError(b[0], a[0]), 1e-12);
-}
-
-/// rms_norm(X, weight g, eps) @ W, and its fused form: the loop walks the
-/// reduction dim; X·g feeds the matmul, X alone the `rms_last` accumulator
-/// with the same eps; the division by the RMS follows the loop.
-static UGraph rmsEpsMatmulReference(int64_t m, int64_t k, int64_t n,
-                                    double eps) {
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t gamma = g.addInput({1, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  g.markOutput(g.addMatmul(g.addRmsNorm(x, gamma, eps), w));
-  EXPECT_TRUE(g.error.empty()) << g.error;
-  return g;
-}
-
-static UGraph rmsEpsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
-                                int64_t loop, double eps) {
-  UGraph b(Level::Block);
-  b.grid = {gx, 1, 1};
-  b.forloopRange = loop;
-  int32_t X = b.addInput({m, k}, ElemType::F32);
-  int32_t G = b.addInput({1, k}, ElemType::F32);
-  int32_t W = b.addInput({k, n}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
-  int32_t gt = b.addInputIterator(G, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
-  int32_t xg = b.addBinary(BinaryKind::mul, xt, gt);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xg, wt), -1, 0);
-  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0, eps);
-  int32_t d = b.addBinary(BinaryKind::div, acc, rms);
-  b.markOutput(b.addOutputSaver(d, {1, -1, -1}));
-  EXPECT_TRUE(b.error.empty()) << b.error;
-  UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F32);
-  int32_t gamma = g.addInput({1, k}, ElemType::F32);
-  int32_t w = g.addInput({k, n}, ElemType::F32);
-  int32_t o = g.addCustom({x, gamma, w}, std::move(b));
-  EXPECT_GE(o, 0) << g.error;
-  g.markOutput(o);
-  return g;
 }
 
 TEST(Evaluator, FusedRmsNormWithEpsAndWeightEqualsReference) {
@@ -138,24 +70,10 @@ TEST(Evaluator, AccumEpsOnlyForRmsLast) {
 TEST(Evaluator, WrongAccumulatorIsDetected) {
   // A mean instead of an rms accumulator builds fine but computes otherwise.
   UGraph ref = rmsMatmulReference(4, 64, 32);
-  UGraph b(Level::Block);
-  b.grid = {4, 1, 1};
-  b.forloopRange = 4;
-  int32_t X = b.addInput({4, 64}, ElemType::F32);
-  int32_t W = b.addInput({64, 32}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
-  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
-  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-  int32_t d = b.addBinary(BinaryKind::div, acc,
-                          b.addAccum(AccumKind::mean_last, xt, -1, 0));
-  ASSERT_GE(d, 0) << b.error;
-  b.markOutput(b.addOutputSaver(d, {1, -1, -1}));
-  UGraph g;
-  int32_t x = g.addInput({4, 64}, ElemType::F32);
-  int32_t w = g.addInput({64, 32}, ElemType::F32);
-  int32_t o = g.addCustom({x, w}, std::move(b));
-  ASSERT_GE(o, 0) << g.error;
-  g.markOutput(o);
+  UGraph g = rmsMatmulFused(4, 64, 32, 4, 4, AccumKind::mean_last);
+  ASSERT_TRUE(g.error.empty()) << g.error;
+  ASSERT_EQ(g.outputs.size(), 1u);
+  ASSERT_GE(g.outputs[0], 0) << g.error;
   auto eval = makeEval();
   auto inputs = randomInputs(ref, 1);
   auto r = eval.run(ref, inputs);

@@ -7,6 +7,7 @@
 #include "Mirage/Semantics/Target.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -207,4 +208,29 @@ GraphOp mirage::kernel::exportKernelGraph(OpBuilder &builder, Location loc,
     blk->addArgument(ex.tensorType(g, v), loc);
   ex.emitBody(g, *blk);
   return graph;
+}
+
+LogicalResult kernel::collectReferencePairs(
+    Operation *root, SmallVectorImpl<std::pair<GraphOp, GraphOp>> &pairs) {
+  llvm::StringMap<GraphOp> byName;
+  SmallVector<GraphOp> withReference;
+  bool ok = true;
+  root->walk([&](GraphOp op) {
+    if (op.getSymName() && !byName.try_emplace(*op.getSymName(), op).second) {
+      op.emitError("duplicate graph name '") << *op.getSymName() << "'";
+      ok = false;
+    }
+    if (op.getReference())
+      withReference.push_back(op);
+  });
+  for (GraphOp op : withReference) {
+    auto it = byName.find(*op.getReference());
+    if (it == byName.end()) {
+      op.emitError("reference graph '") << *op.getReference() << "' not found";
+      ok = false;
+      continue;
+    }
+    pairs.push_back({op, it->second});
+  }
+  return success(ok);
 }

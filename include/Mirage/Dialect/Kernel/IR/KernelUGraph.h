@@ -17,6 +17,14 @@ llvm::FailureOr<UGraph> importKernelGraph(GraphOp graph);
 GraphOp exportKernelGraph(mlir::OpBuilder &builder, mlir::Location loc,
                           const UGraph &g, mlir::ValueRange inputs);
 
+/// Pairs every graph under `root` that names a `reference` with the graph of
+/// that name, in walk order. Emits an error on a duplicate graph name and on a
+/// reference that names no graph (that graph is left out); fails if it
+/// emitted any.
+mlir::LogicalResult collectReferencePairs(
+    mlir::Operation *root,
+    llvm::SmallVectorImpl<std::pair<GraphOp, GraphOp>> &pairs);
+
 } // namespace mirage::kernel
 
 #endif // MIRAGE_DIALECT_KERNEL_IR_KERNELUGRAPH_H
