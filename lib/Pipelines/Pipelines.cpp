@@ -20,6 +20,8 @@ void mirage::buildSuperoptimizePipeline(
   so.cachePath = options.cache;
   so.reportPath = options.report;
   pm.addPass(createMirageSuperoptimize(so));
+  if (options.fuseThreadGraphs)
+    pm.addPass(createMirageFuseThreadGraphs());
   MirageVerifyEquivalenceOptions vo;
   vo.targetBits = options.targetBits;
   pm.addPass(createMirageVerifyEquivalence(vo));

@@ -37,11 +37,18 @@ struct SuperoptimizePipelineOptions
       *this, "target-bits",
       llvm::cl::desc("false-acceptance target of the final verification"),
       llvm::cl::init(64)};
+  Option<bool> fuseThreadGraphs{
+      *this, "fuse-thread-graphs",
+      llvm::cl::desc("fuse element-wise block operators of every winner into "
+                     "thread graphs (mirage-fuse-thread-graphs)"),
+      llvm::cl::init(true)};
 };
 
 /// linalg/TOSA → kernel graphs (mirage-import), superoptimization
-/// (mirage-superoptimize) and an independent re-verification of every
-/// winner against its reference (mirage-verify-equivalence).
+/// (mirage-superoptimize), thread-graph fusion of element-wise block operators
+/// (mirage-fuse-thread-graphs, unless fuse-thread-graphs=false) and an
+/// independent re-verification of every winner against its reference
+/// (mirage-verify-equivalence).
 void buildSuperoptimizePipeline(mlir::OpPassManager &pm,
                                 const SuperoptimizePipelineOptions &options);
 

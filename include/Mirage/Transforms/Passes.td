@@ -110,4 +110,68 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
   ];
 }
 
+def MirageFuseThreadGraphs : Pass<"mirage-fuse-thread-graphs", "::mlir::ModuleOp"> {
+  let summary = "fuse element-wise block operators into thread graphs";
+  let description = [{
+    Inside every `mirage_kernel.custom` body, groups maximal connected
+    sets of element-wise block operators (`mirage_block.unary`,
+    `mirage_block.binary`, and existing `mirage_block.thread_graph`s, which
+    are merged) into one `mirage_block.thread_graph` whose body is the
+    scalar `mirage_thread` form, so that intermediate tiles live in
+    registers instead of shared memory (docs/Rationale/ThreadGraphs.md).
+
+    A group has one phase (in-loop or after-loop, never both), is convex (no
+    path leaves it and re-enters it), and every value it defines that is used
+    outside becomes a result, so all its values must have the broadcast shape
+    of its inputs; a smaller-shape producer (e.g. a unary on a 16x1 tile that
+    a 16x32 binary broadcasts) joins only when nothing outside the group uses
+    it. Inputs are the group's external operands, deduplicated. A lone
+    operator is left alone: a one-op thread graph saves no shared memory.
+
+    ```mlir
+    %q = mirage_block.binary div %a, %r
+         : tensor<16x32xf32>, tensor<16x1xf32> -> tensor<16x32xf32>
+    %e = mirage_block.unary silu %q : tensor<16x32xf32>
+    // becomes
+    %e = mirage_block.thread_graph (%a, %r)
+         : (tensor<16x32xf32>, tensor<16x1xf32>) -> tensor<16x32xf32> {
+    ^bb0(%x: f32, %s: f32):
+      %0 = mirage_thread.binary div %x, %s : f32
+      %1 = mirage_thread.unary silu %0 : f32
+      mirage_thread.yield %1 : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mirage::kernel::KernelDialect",
+                           "::mirage::block::BlockDialect",
+                           "::mirage::thread::ThreadDialect"];
+}
+
+def MiragePrintGraphs : Pass<"mirage-print-graphs", "::mlir::ModuleOp"> {
+  let summary = "print every kernel graph as Graphviz dot or a text summary";
+  let description = [{
+    Writes each `mirage_kernel.graph` of the module (after import into the
+    compact UGraph, so nested graphs are shown as the verifier and the search
+    see them) to `output` (default stdout). `format=dot` gives one `digraph`
+    per graph, with every custom kernel as a cluster labelled with its grid
+    and for-loop, iterators and savers labelled with their maps, and thread
+    graphs as nested clusters; `format=summary` gives a compact text view.
+    Changes no IR.
+
+    ```mlir
+    // mirage-opt x.mlir --mirage-print-graphs=output=g.dot -o /dev/null
+    // dot -Tpng g.dot > g.png
+    // mirage-opt x.mlir --mirage-print-graphs=format=summary -o /dev/null
+    // graph 'best' (reference 'ref'): 2 inputs, 1 kernels, 1 outputs
+    //   custom grid [4,1,1] forloop 4: 2 iterators, 2 ops, ...
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"dot\"",
+           "dot or summary">,
+    Option<"output", "output", "std::string", "\"-\"",
+           "file to write ('-': stdout)">
+  ];
+}
+
 #endif // MIRAGE_TRANSFORMS_PASSES_TD
