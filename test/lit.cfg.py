@@ -17,6 +17,8 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixe
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mirage_src_root", config.mirage_src_root))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+# The Mirage plugin for the stock mlir-opt (test/Plugin).
+config.substitutions.append(("%mirage_plugin", config.mirage_plugin))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
