@@ -1,6 +1,8 @@
 //===- FusionSearch.cpp - Search for fused graph-defined kernels ----------===//
 #include "Mirage/Search/FusionSearch.h"
+#include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/Verifier.h"
+#include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Search/IndexAlignment.h"
 #include "Mirage/Semantics/Replay.h"
 #include "Mirage/Semantics/Target.h"
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <random>
 #include <thread>
 
 using namespace mirage;
@@ -213,11 +216,76 @@ struct Found {
   size_t pattern;
 };
 
+/// A one-test inequivalence witness, run before the verifier on every
+/// candidate: the probe reference's outputs on one fixed random input in each
+/// finite-field mode of the verifier (exp uninterpreted, exp interpreted),
+/// computed once per search. The verifier accepts a candidate only when all
+/// its tests agree in one mode; a candidate whose outputs differ from the
+/// reference's on a conclusive test in *both* modes computes a different
+/// function in both, so it can only be accepted by a false acceptance.
+/// Rejecting it without the verifier saves the two reference evaluations
+/// and a second candidate evaluation per mode; anything else (agreement in
+/// a mode, a zero divisor, nested exp) goes to the verifier as before.
+struct ProbeWitness {
+  using Sem = ff::FiniteFieldSemantics;
+  using T = Tensor<ff::FieldValue>;
+  struct Mode {
+    uint64_t key = 0;
+    Sem::ExpMode mode = Sem::ExpMode::Uninterpreted;
+    std::vector<T> ins, outs;
+    bool usable = false;
+  };
+  Mode modes[2];
+
+  void init(const UGraph &ref, uint64_t seed) {
+    for (int i = 0; i < 2; ++i) {
+      Mode &m = modes[i];
+      m.key = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (0x7e57ull + i);
+      m.mode = i == 0 ? Sem::ExpMode::Uninterpreted : Sem::ExpMode::Interpreted;
+      Sem sem(m.key, m.mode);
+      std::mt19937_64 rng(m.key ^ 0x1234567);
+      for (int32_t v : ref.inputs) {
+        T x(ref.values[v].shape, ff::FieldValue{});
+        for (ff::FieldValue &e : x.data)
+          e = Sem::random(rng);
+        m.ins.push_back(std::move(x));
+      }
+      Evaluator<Sem> eval(sem, 1);
+      m.outs = eval.run(ref, m.ins);
+      m.usable = sem.conclusive() && m.outs.size() == ref.outputs.size();
+    }
+  }
+
+  /// False only when `cand` provably differs from the reference in both
+  /// modes.
+  bool mayBeEquivalent(const UGraph &cand) const {
+    for (const Mode &m : modes) {
+      if (!m.usable)
+        return true;
+      Sem sem(m.key, m.mode);
+      Evaluator<Sem> eval(sem, 1);
+      std::vector<T> a = eval.run(cand, m.ins);
+      if (!sem.conclusive())
+        return true;
+      bool same = a.size() == m.outs.size();
+      for (size_t o = 0; same && o < a.size(); ++o) {
+        same = a[o].size() == m.outs[o].size();
+        for (int64_t e = 0; same && e < a[o].size(); ++e)
+          same = a[o].data[e].sameAs(m.outs[o].data[e]);
+      }
+      if (same)
+        return true;
+    }
+    return false;
+  }
+};
+
 struct Shared {
   const FusionSearchOptions &opts;
   Clock::time_point start;
   std::atomic<uint64_t> states{0}, pruned{0}, candidates{0}, verified{0};
   std::atomic<bool> timedOut{false};
+  const ProbeWitness *witness = nullptr;
   bool expired() {
     if (timedOut.load(std::memory_order_relaxed))
       return true;
@@ -243,13 +311,31 @@ public:
   /// `ops` == 0, tries the reference's own operators as one block graph.
   void run(unsigned ops) {
     limit = ops;
-    UGraph b(Level::Block);
     if (!setup(b))
       return;
-    if (ops == 0)
-      return seedFromReference(b);
+    if (ops == 0) {
+      seedFromReference(b);
+      flushCounters();
+      return;
+    }
+    protos.clear();
+    for (const MenuItem &item : menu) {
+      UOp proto;
+      proto.kind = item.kind;
+      proto.sub = item.sub;
+      proto.scalar = item.scalar;
+      proto.dim = item.dim;
+      proto.size = item.kind == OpKind::Reduce ? 1 : 0;
+      protos.push_back(proto);
+    }
+    if (prune) {
+      session = prune();
+      if (session)
+        session->begin(b);
+    }
     consumers.assign(b.values.size(), 0);
-    dfs(b, Key());
+    dfs(Key());
+    flushCounters();
   }
 
 private:
@@ -320,11 +406,17 @@ private:
         return;
       outs.push_back(a);
     }
-    ++shared.states;
+    ++localStates;
     closeWith(b, outs);
   }
 
-  using Key = llvm::SmallVector<int32_t, 4>;
+  /// An operator's canonical key: its operands in descending order, then
+  /// 1000 + its menu position (fixed size, no allocation).
+  struct Key {
+    int32_t k[3] = {0, 0, 0};
+    uint8_t n = 0;
+    bool empty() const { return n == 0; }
+  };
   Shared &shared;
   const Probe &probe;
   const Pattern &pattern;
@@ -336,6 +428,31 @@ private:
   std::vector<unsigned> consumers;
   unsigned depth = 0;
   unsigned limit = 0;
+  /// The block graph being grown in place (append an operator, recurse,
+  /// pop it): no copy per state.
+  UGraph b{Level::Block};
+  std::vector<UOp> protos; // per menu item
+  std::unique_ptr<PruneSession> session;
+  // Thread-local counters, added to the shared ones in batches (the shared
+  // atomics would otherwise bounce between cores on every state).
+  uint64_t localStates = 0, localPruned = 0;
+  unsigned expiryTick = 0;
+  bool stopped = false;
+
+  void flushCounters() {
+    shared.states += localStates;
+    shared.pruned += localPruned;
+    localStates = localPruned = 0;
+  }
+  bool expired() {
+    if (stopped)
+      return true;
+    if ((++expiryTick & 255) != 0)
+      return false;
+    flushCounters();
+    stopped = shared.expired();
+    return stopped;
+  }
 
   /// Tile values (not device inputs) with no consumer yet.
   void sinks(const UGraph &b, llvm::SmallVectorImpl<int32_t> &out,
@@ -382,10 +499,13 @@ private:
       for (size_t o = 0; o < n; ++o)
         k.markOutput(r + o);
       ++shared.candidates;
+      if (shared.witness && !shared.witness->mayBeEquivalent(k))
+        continue;
       VerifyOptions vo;
       vo.targetBits = shared.opts.probeVerifyBits;
       vo.seed = shared.opts.seed;
       vo.allowPermutation = false;
+      vo.threads = 1; // the search runs many verifications at once
       if (verifyEquivalence(k, ref, vo).equivalent()) {
         ++shared.verified;
         found.push_back(std::move(f));
@@ -393,13 +513,12 @@ private:
     } while (std::next_permutation(perm.begin(), perm.end()));
   }
 
-  bool keyGreater(const Key &a, const Key &b) {
-    return std::lexicographical_compare(b.begin(), b.end(), a.begin(),
-                                        a.end());
+  static bool keyGreater(const Key &a, const Key &b) {
+    return std::lexicographical_compare(b.k, b.k + b.n, a.k, a.k + a.n);
   }
 
-  void dfs(const UGraph &b, const Key &last) {
-    if (shared.expired())
+  void dfs(const Key &last) {
+    if (expired())
       return;
     llvm::SmallVector<int32_t, 8> sinkValues;
     unsigned inLoop;
@@ -419,63 +538,81 @@ private:
     if (need > left || left == 0)
       return;
 
+    // A key's first element is its largest operand, so an operator whose
+    // operands are all below last's first element has a smaller key and is
+    // skipped without being built (extend() still checks the full key).
+    int32_t lo = last.empty() ? 0 : last.k[0];
     int32_t numValues = b.values.size();
     for (size_t m = 0; m < menu.size(); ++m) {
       const MenuItem &item = menu[m];
       for (int32_t x = 0; x < numValues; ++x) {
         if (b.values[x].def < 0)
           continue;
-        if (item.inLoopOnly && b.values[x].phase != Phase::InLoop)
+        Phase px = b.values[x].phase;
+        if (item.inLoopOnly && px != Phase::InLoop)
           continue;
         if (item.arity == 1) {
-          extend(b, last, m, {x});
+          if (x >= lo)
+            extend(last, m, x, -1);
           continue;
         }
-        for (int32_t y = item.commutative ? x : 0; y < numValues; ++y)
-          if (b.values[y].def >= 0)
-            extend(b, last, m, {x, y});
+        int32_t y0 = item.commutative ? x : 0;
+        if (x < lo)
+          y0 = std::max(y0, lo);
+        for (int32_t y = y0; y < numValues; ++y) {
+          // The builders reject operands of different phases (in-loop with
+          // after-loop); skip them without building.
+          if (b.values[y].def >= 0 && b.values[y].phase == px)
+            extend(last, m, x, y);
+        }
       }
     }
   }
 
-  void extend(const UGraph &b, const Key &last, size_t m,
-              llvm::ArrayRef<int32_t> operands) {
+  void extend(const Key &last, size_t m, int32_t x, int32_t y) {
     // Canonical order: the key is the operands in descending order, then the
     // menu position; keys strictly increase along the graph. Any block graph
     // is reached: build it greedily, always adding the available op with the
     // smallest key; every op made available by a new value has that value,
     // the largest index so far, as its first key element, so keys never
     // decrease (equal keys would be the same op twice).
-    Key key(operands.begin(), operands.end());
-    llvm::sort(key, std::greater<int32_t>());
-    key.push_back(1000 + m);
+    Key key;
+    if (y < 0) {
+      key.k[0] = x;
+      key.k[1] = 1000 + m;
+      key.n = 2;
+    } else {
+      key.k[0] = std::max(x, y);
+      key.k[1] = std::min(x, y);
+      key.k[2] = 1000 + m;
+      key.n = 3;
+    }
     if (!last.empty() && !keyGreater(key, last))
       return;
-    const MenuItem &item = menu[m];
-    UOp proto;
-    proto.kind = item.kind;
-    proto.sub = item.sub;
-    proto.scalar = item.scalar;
-    proto.dim = item.dim;
-    proto.size = item.kind == OpKind::Reduce ? 1 : 0;
-    UGraph next = b;
-    int32_t v = next.addLike(proto, operands);
+    int32_t ops[2] = {x, y};
+    llvm::ArrayRef<int32_t> operands(ops, y < 0 ? 1 : 2);
+    size_t numValues = b.values.size();
+    int32_t v = b.addLike(protos[m], operands);
     if (v < 0)
       return;
-    ++shared.states;
-    if (prune && !prune(next, v)) {
-      ++shared.pruned;
+    ++localStates;
+    if (session && !session->keep(b, v)) {
+      ++localPruned;
+      b.ops.pop_back();
+      b.values.resize(numValues);
       return;
     }
-    consumers.resize(next.values.size(), 0);
+    consumers.resize(b.values.size(), 0);
     for (int32_t o : operands)
       ++consumers[o];
     ++depth;
-    dfs(next, key);
+    dfs(key);
     --depth;
     for (int32_t o : operands)
       --consumers[o];
-    consumers.resize(b.values.size());
+    consumers.resize(numValues);
+    b.ops.pop_back();
+    b.values.resize(numValues);
   }
 };
 
@@ -554,6 +691,9 @@ FusionSearchResult mirage::search::searchFusedKernel(
   std::vector<Pattern> patterns = launchPatterns(probe.classes);
   std::vector<MenuItem> menu = operatorMenu(reference);
   PruneFn prune = pruneFactory ? pruneFactory(probe.ref) : PruneFn();
+  ProbeWitness witness;
+  witness.init(probe.ref, opts.seed);
+  shared.witness = &witness;
 
   // Stage 1 and 2: block graphs per launch pattern, in parallel; results are
   // merged in pattern order so the outcome does not depend on scheduling.

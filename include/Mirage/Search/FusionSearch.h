@@ -33,9 +33,25 @@
 
 namespace mirage::search {
 
-/// Keeps or prunes a block-graph prefix after `newValue` was added. Called
-/// concurrently from worker threads; the reference is the probe-shaped one.
-using PruneFn = std::function<bool(const UGraph &block, int32_t newValue)>;
+/// The pruning test of one depth-first block-graph enumeration (one thread,
+/// one launch pattern). The enumerator grows one block graph in place: it
+/// calls `begin` once with the pattern's iterators, then `keep` after every
+/// appended operator, and undoes operators in stack order (values are
+/// removed from the end). So when `keep(block, v)` is called, the values
+/// below `v` are exactly those passed to `begin` or to earlier `keep` calls
+/// that have not been undone, and a session may cache per-value facts
+/// (abstract expressions) incrementally.
+class PruneSession {
+public:
+  virtual ~PruneSession() = default;
+  virtual void begin(const UGraph &block) = 0;
+  /// Keeps or prunes the prefix `block` whose last operator defines
+  /// `newValue` (its first result).
+  virtual bool keep(const UGraph &block, int32_t newValue) = 0;
+};
+/// Makes one session per enumeration; called concurrently from worker
+/// threads (the sessions themselves are used by one thread each).
+using PruneFn = std::function<std::unique_ptr<PruneSession>()>;
 /// Makes the pruning test for a reference graph (at probe shapes); returns
 /// an empty function to disable pruning.
 using PruneFactory = std::function<PruneFn(const UGraph &probeReference)>;
