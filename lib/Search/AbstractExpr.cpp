@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Mirage/Search/AbstractExpr.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cassert>
 #include <functional>
@@ -137,13 +139,20 @@ ExprId liftCat(ExprArena &A, ExprId a, ExprId b,
 ExprId ExprArena::add(ExprId a, ExprId b) { return add({a, b}); }
 ExprId ExprArena::mul(ExprId a, ExprId b) { return mul({a, b}); }
 
-ExprId ExprArena::add(llvm::ArrayRef<ExprId> xs) {
-  assert(!xs.empty());
+namespace {
+/// The shared first steps of the associative-commutative constructors (add,
+/// mul): Unknown absorbs, a concat operand lifts the operation over its
+/// parts, and nested nodes of the same kind are flattened (dropping `unit`
+/// operands). Returns the finished term, or -1 with `flat` filled.
+ExprId prepareAC(ExprArena &A, ExprKind kind, llvm::ArrayRef<ExprId> xs,
+                 std::optional<ExprKind> unit,
+                 ExprId (ExprArena::*nary)(llvm::ArrayRef<ExprId>),
+                 llvm::SmallVectorImpl<ExprId> &flat) {
   for (ExprId x : xs)
-    if (kind(x) == ExprKind::Unknown)
-      return unknown();
+    if (A.kind(x) == ExprKind::Unknown)
+      return A.unknown();
   for (size_t i = 0; i < xs.size(); ++i)
-    if (kind(xs[i]) == ExprKind::Cat) {
+    if (A.kind(xs[i]) == ExprKind::Cat) {
       // Fold the others into one operand, then lift.
       llvm::SmallVector<ExprId, 4> rest;
       for (size_t j = 0; j < xs.size(); ++j)
@@ -151,18 +160,29 @@ ExprId ExprArena::add(llvm::ArrayRef<ExprId> xs) {
           rest.push_back(xs[j]);
       if (rest.empty())
         return xs[i];
-      ExprId r = add(rest);
-      return liftCat(*this, xs[i], r,
-                     [&](ExprId p, ExprId q) { return add(p, q); });
+      ExprId r = (A.*nary)(rest);
+      return liftCat(A, xs[i], r, [&](ExprId p, ExprId q) {
+        return (A.*nary)(llvm::ArrayRef<ExprId>{p, q});
+      });
     }
-  llvm::SmallVector<ExprId, 4> flat;
   for (ExprId x : xs) {
-    const ExprNode &n = node(x);
-    if (n.kind == ExprKind::Add)
+    const ExprNode &n = A.node(x);
+    if (n.kind == kind)
       flat.append(n.ops.begin(), n.ops.end());
-    else
+    else if (!unit || n.kind != *unit)
       flat.push_back(x);
   }
+  return -1;
+}
+} // namespace
+
+ExprId ExprArena::add(llvm::ArrayRef<ExprId> xs) {
+  assert(!xs.empty());
+  llvm::SmallVector<ExprId, 4> flat;
+  if (ExprId done = prepareAC(*this, ExprKind::Add, xs, std::nullopt,
+                              &ExprArena::add, flat);
+      done >= 0)
+    return done;
   if (flat.size() == 1)
     return flat[0];
   std::sort(flat.begin(), flat.end());
@@ -175,29 +195,11 @@ ExprId ExprArena::add(llvm::ArrayRef<ExprId> xs) {
 ExprId ExprArena::mul(llvm::ArrayRef<ExprId> xs) {
   if (xs.empty())
     return one();
-  for (ExprId x : xs)
-    if (kind(x) == ExprKind::Unknown)
-      return unknown();
-  for (size_t i = 0; i < xs.size(); ++i)
-    if (kind(xs[i]) == ExprKind::Cat) {
-      llvm::SmallVector<ExprId, 4> rest;
-      for (size_t j = 0; j < xs.size(); ++j)
-        if (j != i)
-          rest.push_back(xs[j]);
-      if (rest.empty())
-        return xs[i];
-      ExprId r = mul(rest);
-      return liftCat(*this, xs[i], r,
-                     [&](ExprId p, ExprId q) { return mul(p, q); });
-    }
   llvm::SmallVector<ExprId, 4> flat;
-  for (ExprId x : xs) {
-    const ExprNode &n = node(x);
-    if (n.kind == ExprKind::Mul)
-      flat.append(n.ops.begin(), n.ops.end());
-    else if (n.kind != ExprKind::One)
-      flat.push_back(x);
-  }
+  if (ExprId done = prepareAC(*this, ExprKind::Mul, xs, ExprKind::One,
+                              &ExprArena::mul, flat);
+      done >= 0)
+    return done;
   // Axiom 12: sum(i, x)·y = sum(i, x·y); pull sums out of products.
   for (size_t i = 0; i < flat.size(); ++i) {
     const ExprNode &n = node(flat[i]);
