@@ -88,7 +88,6 @@ struct SuperoptimizePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     std::optional<TargetInfo> info = lookupTarget(target);
     if (!info) {
       module.emitError("unknown target '") << target << "'";

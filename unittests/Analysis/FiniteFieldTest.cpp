@@ -259,8 +259,9 @@ TEST(FiniteFieldFast, InverseMatchesSlowEuclidAndCache) {
       if (a == 0 || (!v.qUndef && b == 0))
         continue;
       ASSERT_EQ(inv.p, slowInv(a, kP));
-      if (!v.qUndef)
+      if (!v.qUndef) {
         ASSERT_EQ(inv.q, slowInv(b, kQ));
+      }
     }
   }
   // Generic moduli (≥ 2^63 takes the 128-bit path).

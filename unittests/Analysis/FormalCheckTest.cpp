@@ -75,8 +75,9 @@ TEST(FormalCheck, RefutesFmapMutantsOfTheCorpus) {
     FormalResult f = checkEquivalenceFormally(m.graph, ref);
     EXPECT_EQ(v.equivalent(), f.equivalent()) << m.description << ": "
                                               << f.message;
-    if (!v.equivalent())
+    if (!v.equivalent()) {
       EXPECT_EQ(f.status, FormalStatus::NotEquivalent) << m.description;
+    }
   }
   EXPECT_GT(seen, 0);
 }
