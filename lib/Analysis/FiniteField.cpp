@@ -21,40 +21,33 @@ uint64_t ff::powMod(uint64_t base, uint64_t e, uint64_t m) {
   return r;
 }
 
+namespace {
+/// Extended Euclid on (m, a) in a signed integer type wide enough that the
+/// remainders (< m) and coefficients (|t| ≤ m) never overflow.
+template <typename Int> uint64_t euclidInverse(uint64_t a, uint64_t m) {
+  Int r0 = (Int)m, r1 = (Int)a, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    Int qt = r0 / r1;
+    Int r2 = r0 - qt * r1;
+    r0 = r1;
+    r1 = r2;
+    Int t2 = t0 - qt * t1;
+    t0 = t1;
+    t1 = t2;
+  }
+  return (uint64_t)(t0 < 0 ? t0 + (Int)m : t0);
+}
+} // namespace
+
 uint64_t ff::invMod(uint64_t a, uint64_t m) {
   a %= m;
   if (a == 0)
     return 0;
-  if (m < (1ULL << 63)) {
-    // Extended Euclid in 64-bit words (p and q are below 2^63): remainders
-    // are < m and |t| ≤ m, so nothing overflows; one hardware division per
-    // step instead of a 128-bit library division.
-    int64_t r0 = (int64_t)m, r1 = (int64_t)a, t0 = 0, t1 = 1;
-    while (r1 != 0) {
-      int64_t qt = r0 / r1;
-      int64_t r2 = r0 - qt * r1;
-      r0 = r1;
-      r1 = r2;
-      int64_t t2 = t0 - qt * t1;
-      t0 = t1;
-      t1 = t2;
-    }
-    return (uint64_t)(t0 < 0 ? t0 + (int64_t)m : t0);
-  }
-  // Extended Euclid on (m, a); coefficients stay below m in magnitude.
-  __int128 r0 = m, r1 = a, t0 = 0, t1 = 1;
-  while (r1 != 0) {
-    __int128 qt = r0 / r1;
-    __int128 r2 = r0 - qt * r1;
-    r0 = r1;
-    r1 = r2;
-    __int128 t2 = t0 - qt * t1;
-    t0 = t1;
-    t1 = t2;
-  }
-  if (t0 < 0)
-    t0 += m;
-  return (uint64_t)t0;
+  // p and q are below 2^63: 64-bit words, one hardware division per step
+  // instead of a 128-bit library division. Larger moduli take __int128.
+  if (m < (1ULL << 63))
+    return euclidInverse<int64_t>(a, m);
+  return euclidInverse<__int128>(a, m);
 }
 
 uint64_t ff::reduceSigned(int64_t v, uint64_t m) {
