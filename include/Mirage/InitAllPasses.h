@@ -3,6 +3,7 @@
 #define MIRAGE_INITALLPASSES_H
 
 #include "Mirage/Analysis/Passes.h"
+#include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Conversion/Passes.h"
 #include "Mirage/Pipelines/Pipelines.h"
 #include "Mirage/Transforms/Passes.h"
@@ -11,6 +12,7 @@ namespace mirage {
 inline void registerAllMiragePasses() {
   registerMiragePasses();
   registerMirageConversionPasses();
+  registerLoopsToGPU();
   registerMirageAnalysisPasses();
   registerMiragePipelines();
 }

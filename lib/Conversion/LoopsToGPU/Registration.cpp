@@ -1,0 +1,4 @@
+//===- Registration.cpp - Register the loops-to-GPU passes ----------------===//
+#include "Mirage/Conversion/LoopsToGPU.h"
+
+void mirage::registerLoopsToGPU() { registerMirageLoopsToGPUPasses(); }
