@@ -3,7 +3,7 @@
 #   cmake --install build --prefix /opt/mirage
 #
 # installs
-#   bin/mirage-opt
+#   bin/mirage-opt, bin/mirage-run                (mirage-run needs no MLIR)
 #   lib/libMirage*.a, lib/MiragePlugin.so         (plugin for the stock mlir-opt)
 #   include/Mirage/**.{h,td} + generated *.h.inc  (from the build tree)
 #   lib/cmake/Mirage/{MirageConfig,MirageConfigVersion,MirageTargets*}.cmake
@@ -32,6 +32,9 @@ set(MIRAGE_EXPORTED_LIBS
   MirageSearch
   MirageTransforms
   MirageConversion
+  MirageKernelToLoops
+  MirageLoopsToCPU
+  MirageLoopsToGPU
   MiragePipelines
 )
 
@@ -47,7 +50,7 @@ endforeach()
 set_target_properties(mirage-opt MiragePlugin PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH ON)
 
-install(TARGETS ${MIRAGE_EXPORTED_LIBS} mirage-opt MiragePlugin
+install(TARGETS ${MIRAGE_EXPORTED_LIBS} mirage-opt MiragePlugin mirage-run
   EXPORT MirageTargets
   ARCHIVE DESTINATION lib${LLVM_LIBDIR_SUFFIX} COMPONENT mirage
   LIBRARY DESTINATION lib${LLVM_LIBDIR_SUFFIX} COMPONENT mirage

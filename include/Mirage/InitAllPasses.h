@@ -3,6 +3,7 @@
 #define MIRAGE_INITALLPASSES_H
 
 #include "Mirage/Analysis/Passes.h"
+#include "Mirage/Conversion/CodegenPasses.h"
 #include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Conversion/Passes.h"
 #include "Mirage/Pipelines/Pipelines.h"
@@ -13,6 +14,7 @@ inline void registerAllMiragePasses() {
   registerMiragePasses();
   registerMirageConversionPasses();
   registerLoopsToGPU();
+  registerMirageCodegenPasses();
   registerMirageAnalysisPasses();
   registerMiragePipelines();
 }

@@ -1,6 +1,7 @@
 //===- ShapeRules.cpp - The one set of μGraph shape rules -----------------===//
 
 #include "Mirage/Semantics/ShapeRules.h"
+#include "Mirage/Semantics/TileOffsets.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -197,17 +198,8 @@ Shape mirage::iteratorTileOffset(ArrayRef<int64_t> tile,
                                  const GridDims &blockIdx, int64_t iter,
                                  int64_t forloopRange, const AxisMap &imap,
                                  int64_t fmap) {
-  // Per dim: the chunk index is block-outer, iteration-inner.
-  Shape chunk(tile.size(), 0);
-  for (int a = 0; a < 3; ++a)
-    if (imap[a] >= 0)
-      chunk[imap[a]] = blockIdx[a];
-  if (fmap >= 0)
-    chunk[fmap] = chunk[fmap] * forloopRange + iter;
-  Shape off(tile.size(), 0);
-  for (size_t d = 0; d < tile.size(); ++d)
-    off[d] = chunk[d] * tile[d];
-  return off;
+  return iteratorTileOffsetsOf<int64_t>(tile, blockIdx, iter, forloopRange,
+                                        imap, fmap, 0);
 }
 
 ShapeResult mirage::saverOutputShape(ArrayRef<int64_t> tile,
@@ -232,11 +224,7 @@ ShapeResult mirage::saverOutputShape(ArrayRef<int64_t> tile,
 
 Shape mirage::saverTileOffset(ArrayRef<int64_t> tile, const GridDims &blockIdx,
                               const AxisMap &omap) {
-  Shape off(tile.size(), 0);
-  for (int a = 0; a < 3; ++a)
-    if (omap[a] >= 0)
-      off[omap[a]] = blockIdx[a] * tile[omap[a]];
-  return off;
+  return saverTileOffsetsOf<int64_t>(tile, blockIdx, omap, 0);
 }
 
 ShapeResult mirage::accumShape(AccumKind kind, ArrayRef<int64_t> x,

@@ -79,8 +79,6 @@ def MirageCheckOnCPU : Pass<"mirage-check-on-cpu", "::mlir::ModuleOp"> {
            "seed of the input values">,
     Option<"tolerance", "tolerance", "double", /*default=*/"0",
            "relative tolerance; 0 takes the dtype's default">,
-    Option<"openmp", "openmp", "bool", /*default=*/"false",
-           "run the grid in parallel with OpenMP (needs libomp)">,
   ];
 }
 

@@ -35,6 +35,8 @@
 #ifndef MIRAGE_SEMANTICS_EVALUATOR_H
 #define MIRAGE_SEMANTICS_EVALUATOR_H
 
+#include "Mirage/Semantics/AccumRules.h"
+#include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
 
@@ -219,11 +221,15 @@ private:
     std::vector<T> vals(b.values.size());
     // Accumulator state, indexed by op; valid once the first iteration ran.
     std::vector<std::optional<T>> acc(b.ops.size());
+    // The stages come from the one phase rule (BlockSchedule.h).
+    llvm::SmallVector<BlockStage, 16> stages;
+    for (const UOp &op : b.ops)
+      stages.push_back(blockStage(b, op));
     for (int64_t it = 0; it < b.forloopRange; ++it) {
       for (size_t i = 0; i < b.ops.size(); ++i) {
         const UOp &op = b.ops[i];
-        switch (op.kind) {
-        case OpKind::InputIterator: {
+        switch (stages[i]) {
+        case BlockStage::Iterator: {
           int inputPos = 0;
           for (size_t k = 0; k < b.inputs.size(); ++k)
             if (b.inputs[k] == op.operands[0])
@@ -235,12 +241,14 @@ private:
           extractTile(inputs[inputPos], off, tile);
           break;
         }
-        case OpKind::Accum:
+        case BlockStage::Accumulate:
           accumulate(b, op, vals, acc[i]);
           break;
-        default:
-          if (b.values[op.results[0]].phase == Phase::InLoop)
-            runTensorOp(b, op, vals);
+        case BlockStage::InLoop:
+          runTensorOp(b, op, vals);
+          break;
+        case BlockStage::AfterLoop:
+        case BlockStage::Save:
           break;
         }
       }
@@ -248,31 +256,42 @@ private:
     // After the loop: finish accumulators, run after-loop ops, save tiles.
     for (size_t i = 0; i < b.ops.size(); ++i) {
       const UOp &op = b.ops[i];
-      if (op.kind == OpKind::Accum) {
+      switch (stages[i]) {
+      case BlockStage::Accumulate:
         vals[op.results[0]] = finishAccum(b, op, std::move(*acc[i]));
-      } else if (op.kind == OpKind::OutputSaver) {
+        break;
+      case BlockStage::Save: {
         const T &tile = vals[op.operands[0]];
         Shape off = saverTileOffset(tile.shape, blockIdx, op.map);
         insertTile(tile, off, outputs[outputIndex[op.results[0]]]);
-      } else if (b.values[op.results[0]].phase == Phase::AfterLoop) {
+        break;
+      }
+      case BlockStage::AfterLoop:
         runTensorOp(b, op, vals);
+        break;
+      case BlockStage::Iterator:
+      case BlockStage::InLoop:
+        break;
       }
     }
   }
 
-  /// One iteration's contribution of an accumulator operand.
+  /// One iteration's contribution of an accumulator operand (AccumRules.h).
   T accumContribution(const UOp &op, const T &x) const {
-    AccumKind k = op.accumKind();
-    if (k == AccumKind::sum || k == AccumKind::max)
+    AccumRule rule = accumRule(op);
+    if (!rule.reducesLastDim)
       return x;
     T in = x;
-    if (k == AccumKind::rms_last)
+    if (rule.squaresOperand)
       for (V &v : in.data)
         v = sem.mul(v, v);
     return reduce(ReduceKind::sum, in, in.shape.size() - 1,
-                  op.size == 0 ? 1 : op.size);
+                  accumReduceSize(op));
   }
 
+  /// Folds this iteration's contribution into the state. The first
+  /// contribution becomes the state, which equals combining it with the
+  /// rule's identity in every domain (also where -inf does not exist).
   void accumulate(const UGraph &b, const UOp &op, std::vector<T> &vals,
                   std::optional<T> &state) const {
     T c = accumContribution(op, vals[op.operands[0]]);
@@ -280,13 +299,13 @@ private:
       state = std::move(c);
       return;
     }
-    if (op.accumKind() == AccumKind::max) {
+    switch (accumRule(op).combine) {
+    case AccumCombine::Max:
       for (int64_t i = 0; i < c.size(); ++i)
         state->data[i] = sem.max(state->data[i], c.data[i]);
       return;
-    }
-    if (op.operands.size() > 1) {
-      // Rescaled form: acc <- acc * r + c, with r broadcast to acc's shape.
+    case AccumCombine::RescaledAdd: {
+      // acc <- acc * r + c, with r broadcast to acc's shape.
       const T &r = vals[op.operands[1]];
       Shape rs = rowMajorStrides(r.shape);
       forEachIndex(state->shape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
@@ -295,27 +314,28 @@ private:
       });
       return;
     }
-    for (int64_t i = 0; i < c.size(); ++i)
-      state->data[i] = sem.add(state->data[i], c.data[i]);
+    case AccumCombine::Add:
+      for (int64_t i = 0; i < c.size(); ++i)
+        state->data[i] = sem.add(state->data[i], c.data[i]);
+      return;
+    }
   }
 
   T finishAccum(const UGraph &b, const UOp &op, T state) const {
-    AccumKind k = op.accumKind();
-    if (k != AccumKind::mean_last && k != AccumKind::rms_last)
+    AccumRule rule = accumRule(op);
+    if (!rule.finishes())
       return state;
-    const Shape &inShape = b.values[op.operands[0]].shape;
-    int64_t size = op.size == 0 ? 1 : op.size;
-    V count = sem.fromInt(b.forloopRange * (inShape.back() / size));
+    V count = sem.fromInt(accumCount(b, op));
     // rms_last: mean + eps, then sqrt -- the same steps, on the same
     // arguments, as rmsNorm below, so that a domain's sqrt (the finite
     // field's oracle) sees identical inputs in both forms.
-    bool addEps = k == AccumKind::rms_last && op.scalar != 0.0;
-    V eps = addEps ? sem.fromDouble(op.scalar) : sem.zero();
+    V eps = rule.addsEps ? sem.fromDouble(op.scalar) : sem.zero();
     for (V &v : state.data) {
-      v = sem.div(v, count);
-      if (addEps)
+      if (rule.dividesByCount)
+        v = sem.div(v, count);
+      if (rule.addsEps)
         v = sem.add(v, eps);
-      if (k == AccumKind::rms_last)
+      if (rule.takesSqrt)
         v = sem.unary(UnaryKind::sqrt, v, 0.0);
     }
     return state;

@@ -3,6 +3,7 @@
 #define MIRAGE_SEMANTICS_RANDOMINPUTS_H
 
 #include "Mirage/Semantics/Tensor.h"
+#include "Mirage/Support/SeededValues.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include <random>
@@ -22,6 +23,21 @@ inline std::vector<Tensor<double>> randomInputs(const UGraph &g, uint64_t seed,
       // Portable mapping of 53 random bits to [0, 1).
       x = lo + (hi - lo) * (double)(rng() >> 11) * 0x1.0p-53;
     ins.push_back(std::move(t));
+  }
+  return ins;
+}
+
+/// Inputs for `g` from the counter-based generator (SeededValues.h): input
+/// t's element i is seededValue(seed, t, i). The code generator's CPU check
+/// and `mirage-run` draw the same values.
+inline std::vector<Tensor<double>> seededInputs(const UGraph &g,
+                                                uint64_t seed) {
+  std::vector<Tensor<double>> ins;
+  for (size_t t = 0; t < g.inputs.size(); ++t) {
+    Tensor<double> x(g.values[g.inputs[t]].shape, 0.0);
+    for (int64_t i = 0; i < x.size(); ++i)
+      x.data[i] = seededValue(seed, t, i);
+    ins.push_back(std::move(x));
   }
   return ins;
 }

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""PyTorch baselines for the six paper workloads (bench/workloads/*.mlir).
+
+Each function below is the unfused reference graph `<name>_ref` of
+bench/workloads/<name>.mlir, op by op, in the manifest's dtype (f16) on
+CUDA. PyTorch eager runs them as one kernel (or library call) per op, which
+is what the fused Mirage kernels are compared with; torch.compile (default
+mode) is the compiler baseline.
+
+    torch_workloads.py [--manifest REF_MANIFEST]... [--workload NAME]...
+                       [--warmup N] [--iters N] [--no-compile] [--no-flush-l2]
+
+With --manifest (a `<name>_ref` manifest written by mirage-kernels-to-ptx),
+the workload is named by the manifest's graph and the shapes are its input
+buffers' (by input_index); with --workload, the paper's shapes below; with
+neither, all six at the paper's shapes. Prints one JSON line per workload.
+
+Timing matches mirage-run: warm-up runs, then each timed run between two
+CUDA events, recorded back to back and read after one synchronisation; the
+median is reported. By default a memset of a buffer four times the L2 size
+(at least 64 MiB) precedes every run, outside its events, as in mirage-run.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+def rms_norm(x, eps):
+    # mirage_kernel.rms_norm: x / sqrt(mean(x^2, last dim) + eps), no weight.
+    return x / torch.sqrt(torch.mean(x * x, dim=-1, keepdim=True) + eps)
+
+
+def rmsnorm_matmul(x, w):
+    # %n = rms_norm %a (eps 0); %m = matmul %n, %b
+    return torch.matmul(rms_norm(x, 0.0), w)
+
+
+def gated_mlp(x, w1, w2):
+    # %m1 = matmul %a, %b1; %m2 = matmul %a, %b2; %s = silu %m1; mul %s, %m2
+    m1 = torch.matmul(x, w1)
+    m2 = torch.matmul(x, w2)
+    return torch.nn.functional.silu(m1) * m2
+
+
+def lora(x, w, a, b):
+    # %xw = X@W; %xa = X@A; %xab = xa@B; add %xw, %xab
+    xw = torch.matmul(x, w)
+    xa = torch.matmul(x, a)
+    xab = torch.matmul(xa, b)
+    return xw + xab
+
+
+def attention_no_max(q, k, v):
+    # matmul -> exp -> reduce sum dim 2 (kept) -> div -> matmul; the paper's
+    # softmax has no max subtraction, so neither does this one.
+    s = torch.matmul(q, k)
+    e = torch.exp(s)
+    d = torch.sum(e, dim=2, keepdim=True)
+    p = e / d
+    return torch.matmul(p, v)
+
+
+def gqa(q, k, v):
+    return attention_no_max(q, k, v)
+
+
+def qknorm(q, k, v):
+    # rms_norm eps 1e-6 on Q and on V (as Mirage's qknorm_gqa.py), not on K.
+    return attention_no_max(rms_norm(q, 1e-6), k, rms_norm(v, 1e-6))
+
+
+def ntrans(h, x, alpha):
+    # %hn = rms_norm %H; %s = hn + X; %u = A * s; %v = X + u; rms_norm %v
+    hn = rms_norm(h, 0.0)
+    s = hn + x
+    u = alpha * s
+    v = x + u
+    return rms_norm(v, 0.0)
+
+
+# The paper's shapes, as in bench/workloads/*.mlir.
+WORKLOADS = {
+    "rmsnorm_matmul": (rmsnorm_matmul, [[16, 4096], [4096, 6144]]),
+    "gated_mlp": (gated_mlp, [[8, 4096], [4096, 4096], [4096, 4096]]),
+    "lora": (lora, [[16, 256], [256, 4096], [256, 16], [16, 4096]]),
+    "gqa": (gqa, [[2, 256, 64], [2, 64, 4096], [2, 4096, 64]]),
+    "qknorm": (qknorm, [[2, 256, 64], [2, 64, 4096], [2, 4096, 64]]),
+    "ntrans": (ntrans, [[8, 4096], [8, 4096], [8, 4096]]),
+}
+
+
+def from_manifest(path):
+    """(workload, shapes, dtype) from a mirage-run manifest's input buffers."""
+    with open(path) as f:
+        m = json.load(f)
+    graph = m["graph"]
+    name = graph
+    for suffix in ("_ref", "_best"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if name not in WORKLOADS:
+        raise SystemExit("%s: graph %r is none of %s" % (path, graph, ", ".join(WORKLOADS)))
+    inputs = sorted((b for b in m["buffers"] if b["role"] == "input"),
+                    key=lambda b: b["input_index"])
+    dtypes = {b["dtype"] for b in inputs}
+    if len(dtypes) != 1:
+        raise SystemExit("%s: inputs of mixed dtypes %s" % (path, sorted(dtypes)))
+    return name, [b["shape"] for b in inputs], dtypes.pop()
+
+
+def time_runs(fn, args, warmup, iters, flush):
+    """Median and min microseconds of fn(*args), timed like mirage-run."""
+    for i in range(warmup):
+        if flush is not None:
+            flush.fill_(i & 0x7F)
+        fn(*args)
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    stops = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        if flush is not None:
+            flush.fill_(i & 0x7F)
+        starts[i].record()
+        fn(*args)
+        stops[i].record()
+    torch.cuda.synchronize()
+    us = [s.elapsed_time(e) * 1000.0 for s, e in zip(starts, stops)]
+    return statistics.median(us), min(us)
+
+
+def max_rel_diff(got, want):
+    got, want = got.double(), want.double()
+    scale = max(want.abs().max().item(), 1e-30)
+    return (got - want).abs().max().item() / scale
+
+
+def run_workload(name, shapes, dtype, args):
+    fn = WORKLOADS[name][0]
+    torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    # Uniform in [-0.5, 0.5), like SeededValues: keeps the max-free softmax
+    # far from f16 overflow.
+    inputs = [torch.rand(s, generator=gen, device="cuda", dtype=torch.float32)
+              .sub_(0.5).to(torch_dtype) for s in shapes]
+    flush = None
+    if not args.no_flush_l2:
+        props = torch.cuda.get_device_properties(0)
+        l2 = getattr(props, "L2_cache_size", 50 << 20)
+        flush = torch.empty(max(4 * l2, 64 << 20), dtype=torch.int8, device="cuda")
+
+    result = {"workload": name, "shapes": shapes, "dtype": dtype,
+              "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+              "warmup": args.warmup, "iters": args.iters, "l2_flush": flush is not None}
+    with torch.no_grad():
+        try:
+            eager_out = fn(*inputs)
+            result["eager_us"], result["eager_min_us"] = time_runs(
+                fn, inputs, args.warmup, args.iters, flush)
+        except Exception as e:  # keep going: report it in the table
+            result["error"] = "eager: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            return result
+        if args.no_compile:
+            return result
+        try:
+            torch._dynamo.reset()
+            compiled = torch.compile(fn)
+            compiled_out = compiled(*inputs)  # compiles
+            result["compile_vs_eager_max_rel_diff"] = max_rel_diff(compiled_out, eager_out)
+            result["compile_us"], result["compile_min_us"] = time_runs(
+                compiled, inputs, args.warmup, args.iters, flush)
+        except Exception as e:
+            msg = str(e).strip().splitlines()
+            result["compile_us"] = None
+            result["compile_error"] = "%s: %s" % (type(e).__name__, msg[0] if msg else "")
+    return result
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--manifest", action="append", default=[],
+                   help="a <name>_ref manifest: workload and shapes from it")
+    p.add_argument("--workload", action="append", default=[], choices=sorted(WORKLOADS),
+                   help="a workload at the paper's shapes")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--iters", type=int, default=100)
+    p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    p.add_argument("--no-flush-l2", action="store_true",
+                   help="do not evict L2 between timed runs")
+    args = p.parse_args()
+    if args.iters < 1 or args.warmup < 0:
+        p.error("--iters must be at least 1 and --warmup at least 0")
+
+    jobs = [from_manifest(m) for m in args.manifest]
+    jobs += [(w, WORKLOADS[w][1], "f16") for w in args.workload]
+    if not jobs:
+        jobs = [(w, s, "f16") for w, (_, s) in WORKLOADS.items()]
+
+    global torch
+    try:
+        import torch
+    except ImportError as e:
+        for name, shapes, dtype in jobs:
+            print(json.dumps({"workload": name, "error": "no PyTorch: %s" % e}), flush=True)
+        return 1
+    if not torch.cuda.is_available():
+        for name, shapes, dtype in jobs:
+            print(json.dumps({"workload": name, "error": "PyTorch sees no CUDA device"}), flush=True)
+        return 1
+
+    failed = False
+    for name, shapes, dtype in jobs:
+        r = run_workload(name, shapes, dtype, args)
+        failed |= "error" in r
+        print(json.dumps(r), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+//===- KernelToLoops.h - Kernel graphs to target-neutral loops --*- C++ -*-===//
+//
+// The first level of the code generator (docs/Rationale/Lowering.md): a
+// kernel graph becomes one function per kernel (an scf.forall over the grid,
+// phases over threads and warps, workgroup tiles) plus a host function that
+// runs them in order. Both the CPU and the GPU paths start from this IR. The
+// launch plan says, without IR, which buffers exist and which kernel takes
+// which: the manifest for mirage-run and the CPU runner both read it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_CONVERSION_KERNELTOLOOPS_H
+#define MIRAGE_CONVERSION_KERNELTOLOOPS_H
+
+#include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/UGraph.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mirage {
+
+/// A device buffer of a lowered graph.
+struct LaunchBuffer {
+  enum class Role : uint8_t { Input, Output, Temp };
+  std::string name;
+  Role role = Role::Temp;
+  /// Position among the graph's inputs or outputs (-1 for temporaries).
+  int32_t position = -1;
+  Shape shape;
+  ElemType type = ElemType::F32;
+};
+
+/// One kernel launch: function name, grid, threads, buffer indices.
+struct KernelLaunch {
+  std::string name;
+  GridDims grid{1, 1, 1};
+  int64_t threads = 128;
+  llvm::SmallVector<int32_t, 4> args;
+  /// Workgroup bytes of the kernel's tiles.
+  int64_t sharedBytes = 0;
+};
+
+struct LaunchPlan {
+  std::string graph;
+  std::string reference;
+  std::vector<LaunchBuffer> buffers;
+  std::vector<KernelLaunch> kernels;
+};
+
+struct LoopLoweringOptions {
+  /// Block matmuls on f16/bf16 as warp-level native vector.contract.
+  bool tensorCores = true;
+  KernelExpansionOptions expansion;
+};
+
+/// The nested `builtin.module @mirage_kernels` of `top`, created on demand.
+mlir::ModuleOp getOrCreateKernelModule(mlir::ModuleOp top);
+
+/// Lowers kernel graph `g` (pre-defined ops are expanded first) into
+/// `into`: functions `<name>_k<i>` and the host function `<name>`. On
+/// failure nothing is added and `error` names the op and the reason.
+std::optional<LaunchPlan> lowerGraphToLoops(const UGraph &g,
+                                            llvm::StringRef name,
+                                            mlir::ModuleOp into,
+                                            mlir::Location loc,
+                                            const LoopLoweringOptions &options,
+                                            std::string &error);
+
+/// A valid symbol name for a graph: its name, or `graph<i>`, with characters
+/// other than [A-Za-z0-9_] replaced by '_'.
+std::string graphSymbolName(llvm::StringRef name, unsigned ordinal);
+
+} // namespace mirage
+
+#endif // MIRAGE_CONVERSION_KERNELTOLOOPS_H

@@ -1,0 +1,79 @@
+//===- BlockSchedule.h - When and where block ops run -----------*- C++ -*-===//
+//
+// The phase rule of a block graph, stated once: which ops run in every
+// for-loop iteration, which after the loop, and (for the lowering) where each
+// tile is stored. The evaluator runs a block by this rule;
+// mirage-fuse-thread-graphs groups ops of one stage; the loop-level lowering
+// emits the stages as phases.
+//
+//   for i in 0 .. F-1:  Iterator, InLoop and Accumulate (combine) ops,
+//                       in program order
+//   after the loop:     Accumulate (finish), AfterLoop and Save ops,
+//                       in program order
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEMANTICS_BLOCKSCHEDULE_H
+#define MIRAGE_SEMANTICS_BLOCKSCHEDULE_H
+
+#include "Mirage/Semantics/UGraph.h"
+
+#include <vector>
+
+namespace mirage {
+
+enum class BlockStage : uint8_t {
+  /// input_iterator: loads its tile in every iteration.
+  Iterator,
+  /// An operator over in-loop tiles: runs in every iteration.
+  InLoop,
+  /// An accumulator: combines in every iteration, finishes after the loop.
+  Accumulate,
+  /// An operator over after-loop tiles: runs once after the loop.
+  AfterLoop,
+  /// output_saver: writes the block's tile once, after the loop.
+  Save,
+};
+
+/// The stage of block-level op `op` of `block`.
+BlockStage blockStage(const UGraph &block, const UOp &op);
+
+/// Whether the op takes part in the loop body (Iterator, InLoop, Accumulate).
+inline bool runsInLoop(BlockStage s) {
+  return s == BlockStage::Iterator || s == BlockStage::InLoop ||
+         s == BlockStage::Accumulate;
+}
+/// Whether the op takes part after the loop (Accumulate, AfterLoop, Save).
+inline bool runsAfterLoop(BlockStage s) {
+  return s == BlockStage::Accumulate || s == BlockStage::AfterLoop ||
+         s == BlockStage::Save;
+}
+
+/// The schedule the lowering follows.
+struct BlockSchedule {
+  /// Per op.
+  std::vector<BlockStage> stage;
+  /// Per op: for an in-loop matmul whose only user is an un-rescaled
+  /// `accum sum`, that accumulator's op index (the product is added straight
+  /// into the accumulator's state; no product tile exists); -1 otherwise.
+  std::vector<int32_t> matmulInto;
+  /// Per value: the element type its tile is stored in. Iterator tiles keep
+  /// the device dtype, element-wise results the graph's element type;
+  /// everything that sums (matmul, reduce, accumulator states) is at least
+  /// f32 (docs/Rationale/Lowering.md, "Storage types").
+  std::vector<ElemType> storage;
+  /// Per value: whether the value is a tile in (shared) memory. False for
+  /// device tensors, saver results and matmul products fused into an
+  /// accumulator.
+  std::vector<bool> buffered;
+};
+
+BlockSchedule scheduleBlock(const UGraph &block);
+
+/// The element type sums of `t` are kept in (f32, or f64 for f64).
+inline ElemType sumType(ElemType t) {
+  return t == ElemType::F64 ? ElemType::F64 : ElemType::F32;
+}
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_BLOCKSCHEDULE_H

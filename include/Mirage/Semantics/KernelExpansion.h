@@ -1,0 +1,36 @@
+//===- KernelExpansion.h - Pre-defined kernels as block graphs --*- C++ -*-===//
+//
+// Rewrites every pre-defined kernel op (matmul, element-wise, reduce,
+// rms_norm, concat) of a kernel graph into a graph-defined kernel whose block
+// graph computes the same function, so that one code generator lowers both
+// the unfused reference and the fused μGraph (docs/Rationale/Lowering.md).
+// The result is an ordinary μGraph: the evaluator checks every expansion.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEMANTICS_KERNELEXPANSION_H
+#define MIRAGE_SEMANTICS_KERNELEXPANSION_H
+
+#include "Mirage/Semantics/UGraph.h"
+
+#include <optional>
+
+namespace mirage {
+
+struct KernelExpansionOptions {
+  /// Output tile of a matmul kernel (rows × cols) and its K step.
+  int64_t matmulTileM = 64, matmulTileN = 64, matmulTileK = 32;
+  /// Elements of one block's tile for element-wise and row kernels.
+  int64_t elementwiseTileElems = 2048;
+  /// Shared-memory bytes one block may use.
+  int64_t sharedMemoryBytes = 48 * 1024;
+};
+
+/// The graph with every pre-defined kernel op replaced by a custom kernel,
+/// or std::nullopt with `error` naming the op and the reason.
+std::optional<UGraph> expandPredefinedKernels(const UGraph &g,
+                                              const KernelExpansionOptions &o,
+                                              std::string &error);
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_KERNELEXPANSION_H

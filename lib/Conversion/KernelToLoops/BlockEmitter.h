@@ -1,0 +1,114 @@
+//===- BlockEmitter.h - Shared state of the block-graph lowering -*- C++ -*-===//
+//
+// Internal to KernelToLoops. One BlockEmitter lowers one block graph (the
+// body of a graph-defined kernel) into the body of the grid `scf.forall`.
+// The files of this directory each emit one kind of phase:
+//
+//   CopyPhases.cpp        input iterators and output savers (global <-> tile)
+//   ElementwisePhases.cpp unary, binary, thread graphs, reduce, rms_norm, concat
+//   MatmulPhases.cpp      block matmuls (warp contracts or per-thread FMA)
+//   AccumPhases.cpp       accumulator start, combine and finish
+//   KernelEmitter.cpp     the kernel function and the driver over the stages
+//   KernelToLoops.cpp     the pass: graphs, host functions, the nested module
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_BLOCKEMITTER_H
+#define MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_BLOCKEMITTER_H
+
+#include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/UGraph.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include <array>
+
+namespace mirage::loops {
+
+/// Threads of one block; four warps.
+constexpr int64_t kThreadsPerBlock = 128;
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
+
+
+struct BlockEmitter {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  const UGraph &g;
+  const BlockSchedule &sched;
+  bool tensorCores;
+  /// Block ids x, y, z (the grid forall's induction variables).
+  std::array<mlir::Value, 3> blockIds;
+  /// The for-loop's induction variable while emitting the loop body.
+  mlir::Value iter;
+  /// Per value id: its memref (a workgroup tile, or the device tensor of a
+  /// block input / saver result); null when it has none.
+  llvm::SmallVector<mlir::Value> mem;
+  /// The first error; emission stops at it.
+  std::string error;
+
+  BlockEmitter(mlir::OpBuilder &b, mlir::Location loc, const UGraph &g,
+               const BlockSchedule &sched, bool tensorCores)
+      : b(b), loc(loc), g(g), sched(sched), tensorCores(tensorCores),
+        mem(g.values.size()) {}
+
+  // Stages (one call per op, in program order).
+  bool emitIterator(const UOp &op);
+  bool emitSaver(const UOp &op);
+  bool emitElementwise(const UOp &op);
+  bool emitReduce(const UOp &op);
+  bool emitRmsNorm(const UOp &op);
+  bool emitConcat(const UOp &op);
+  bool emitMatmul(const UOp &op, int32_t intoAccum);
+  bool emitAccumStart(const UOp &op);
+  bool emitAccumCombine(const UOp &op);
+  bool emitAccumFinish(const UOp &op);
+
+  // Helpers shared by the phases.
+  mlir::MLIRContext *ctx() { return b.getContext(); }
+  /// The type arithmetic runs in: f32 (f64 for f64 graphs).
+  mlir::FloatType computeType() const;
+  mlir::Value index(mlir::OpBuilder &ob, int64_t v);
+  /// `affine.apply` of `expr` over dims `operands`.
+  mlir::Value apply(mlir::OpBuilder &ob, mlir::AffineExpr expr,
+                    mlir::ValueRange operands);
+  /// A phase over threads: `scf.forall (%t) in (128)` (#gpu.thread<x>) whose
+  /// body loops over linear element indices e = t, t + 128, ... < n and calls
+  /// `body(builder, e)`.
+  void threadPhase(int64_t n,
+                   llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
+                       body);
+  /// A phase over warps: `scf.forall (%w) in (4)` (#gpu.warp<linear_dim_0>)
+  /// whose body loops over work items i = w, w + 4, ... < n.
+  void warpPhase(int64_t n,
+                 llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
+                     body);
+  /// The multi-index of linear index `e` in row-major `shape`.
+  llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &ob,
+                                             mlir::Value e,
+                                             llvm::ArrayRef<int64_t> shape);
+  /// Loads element `idx` (an index into a tensor of shape `outShape`) of
+  /// value `v`, read with broadcasting, converted to the compute type.
+  mlir::Value load(mlir::OpBuilder &ob, int32_t v,
+                   llvm::ArrayRef<mlir::Value> idx);
+  /// Stores `x` (compute type) into value `v`'s tile at `idx`.
+  void store(mlir::OpBuilder &ob, mlir::Value x, int32_t v,
+             llvm::ArrayRef<mlir::Value> idx);
+  /// Converts float `x` to float type `t`.
+  mlir::Value convert(mlir::OpBuilder &ob, mlir::Value x, mlir::Type t);
+  mlir::Value constF(mlir::OpBuilder &ob, double v);
+  /// Scalar code of the μGraph's element-wise operators, in compute type.
+  mlir::Value unary(mlir::OpBuilder &ob, UnaryKind k, mlir::Value x,
+                    double scalar);
+  mlir::Value binary(mlir::OpBuilder &ob, BinaryKind k, mlir::Value x,
+                     mlir::Value y);
+  bool fail(const UOp &op, const std::string &why);
+};
+
+} // namespace mirage::loops
+
+#endif // MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_BLOCKEMITTER_H

@@ -1,0 +1,105 @@
+//===- CopyPhases.cpp - Input iterators and output savers -----------------===//
+//
+// A copy phase moves one tile between a device tensor and workgroup memory.
+// Offsets come from TileOffsets.h, instantiated with affine expressions over
+// (element, block x, block y, block z, iteration): the evaluator's offsets,
+// as index code. All index math is affine.apply (the tensor-core conversion
+// and async-copy rewrites downstream rely on it). Copies move 16 bytes per
+// thread and step when the tile's last dim allows, so that the GPU path can
+// turn them into cp.async.
+//
+//===----------------------------------------------------------------------===//
+#include "BlockEmitter.h"
+
+#include "Mirage/Semantics/TileOffsets.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::loops;
+
+namespace {
+
+/// Copies the box `shape` from `src` at offsets `srcOff` to `dst` at
+/// `dstOff`; offsets are affine in dims 1..4 (bx, by, bz, it), and dim 0 is
+/// the element index. Converts element types when they differ.
+void copyBox(BlockEmitter &em, Value src, ArrayRef<AffineExpr> srcOff,
+             Value dst, ArrayRef<AffineExpr> dstOff, ArrayRef<int64_t> shape) {
+  MLIRContext *ctx = em.ctx();
+  Type srcT = cast<MemRefType>(src.getType()).getElementType();
+  Type dstT = cast<MemRefType>(dst.getType()).getElementType();
+  int64_t bytes = std::max(srcT.getIntOrFloatBitWidth(),
+                           dstT.getIntOrFloatBitWidth()) / 8;
+  int64_t vec = 16 / bytes;
+  int64_t last = shape.back();
+  if (vec < 2 || last % vec != 0)
+    vec = 1;
+  Shape vshape(shape.begin(), shape.end());
+  vshape.back() = last / vec;
+  Value zero = em.index(em.b, 0);
+  Value it = em.iter ? em.iter : zero;
+  SmallVector<Value> dims{Value(), em.blockIds[0], em.blockIds[1],
+                          em.blockIds[2], it};
+  AffineExpr e = getAffineDimExpr(0, ctx);
+  em.threadPhase(numElements(vshape), [&](OpBuilder &ob, Value lin) {
+    dims[0] = lin;
+    SmallVector<Value> si, di;
+    int64_t stride = numElements(vshape);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      stride /= vshape[d];
+      AffineExpr local = e.floorDiv(stride) % vshape[d];
+      if (d + 1 == shape.size())
+        local = local * vec;
+      si.push_back(em.apply(ob, srcOff[d] + local, dims));
+      di.push_back(em.apply(ob, dstOff[d] + local, dims));
+    }
+    if (vec == 1) {
+      Value x = memref::LoadOp::create(ob, em.loc, src, si);
+      memref::StoreOp::create(ob, em.loc, em.convert(ob, x, dstT), dst, di);
+      return;
+    }
+    auto srcV = VectorType::get({vec}, srcT);
+    Value v = vector::TransferReadOp::create(
+        ob, em.loc, srcV, src, si,
+        /*padding=*/std::nullopt, ArrayRef<bool>{true});
+    if (srcT != dstT) {
+      auto dstV = VectorType::get({vec}, dstT);
+      v = srcT.getIntOrFloatBitWidth() < dstT.getIntOrFloatBitWidth()
+              ? (Value)arith::ExtFOp::create(ob, em.loc, dstV, v)
+              : (Value)arith::TruncFOp::create(ob, em.loc, dstV, v);
+    }
+    vector::TransferWriteOp::create(ob, em.loc, v, dst, di,
+                                    ArrayRef<bool>{true});
+  });
+}
+
+std::array<AffineExpr, 3> blockDims(MLIRContext *ctx) {
+  return {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
+          getAffineDimExpr(3, ctx)};
+}
+
+} // namespace
+
+bool BlockEmitter::emitIterator(const UOp &op) {
+  int32_t tile = op.results[0];
+  const Shape &shape = g.values[tile].shape;
+  AffineExpr zero = getAffineConstantExpr(0, ctx());
+  SmallVector<AffineExpr, 4> src = iteratorTileOffsetsOf<AffineExpr>(
+      shape, blockDims(ctx()), getAffineDimExpr(4, ctx()), g.forloopRange,
+      op.map, op.fmap, zero);
+  SmallVector<AffineExpr, 4> dst(shape.size(), zero);
+  copyBox(*this, mem[op.operands[0]], src, mem[tile], dst, shape);
+  return true;
+}
+
+bool BlockEmitter::emitSaver(const UOp &op) {
+  int32_t tile = op.operands[0];
+  const Shape &shape = g.values[tile].shape;
+  AffineExpr zero = getAffineConstantExpr(0, ctx());
+  SmallVector<AffineExpr, 4> dst =
+      saverTileOffsetsOf<AffineExpr>(shape, blockDims(ctx()), op.map, zero);
+  SmallVector<AffineExpr, 4> src(shape.size(), zero);
+  copyBox(*this, mem[tile], src, mem[op.results[0]], dst, shape);
+  return true;
+}

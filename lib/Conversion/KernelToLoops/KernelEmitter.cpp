@@ -1,0 +1,164 @@
+//===- KernelEmitter.cpp - One kernel function per block graph ------------===//
+//
+// The driver over the stages of BlockSchedule.h: tiles are allocated in
+// workgroup memory, accumulators start before the for-loop, the loop body
+// runs iterators, in-loop ops and accumulator combines in program order, and
+// after the loop accumulators finish, after-loop ops run and savers write,
+// again in program order — the order the evaluator runs.
+//
+//===----------------------------------------------------------------------===//
+#include "BlockEmitter.h"
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mirage;
+using namespace mirage::loops;
+
+static MemRefType memrefOf(MLIRContext *ctx, const Shape &shape, ElemType t,
+                           Attribute space = {}) {
+  return MemRefType::get(shape, toMLIRType(ctx, t), MemRefLayoutAttrInterface(),
+                         space);
+}
+
+/// Emits a tensor operator (in-loop or after-loop) of the block.
+static bool emitOperator(BlockEmitter &em, const UOp &op, int32_t into) {
+  switch (op.kind) {
+  case OpKind::Matmul:
+    return em.emitMatmul(op, into);
+  case OpKind::Unary:
+  case OpKind::Binary:
+  case OpKind::ThreadGraph:
+    return em.emitElementwise(op);
+  case OpKind::Reduce:
+    return em.emitReduce(op);
+  case OpKind::RmsNorm:
+    return em.emitRmsNorm(op);
+  case OpKind::Concat:
+    return em.emitConcat(op);
+  case OpKind::Custom:
+  case OpKind::InputIterator:
+  case OpKind::Accum:
+  case OpKind::OutputSaver:
+    return em.fail(op, "not a block-level operator");
+  }
+  return false;
+}
+
+std::optional<func::FuncOp>
+mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
+                          const UGraph &block, bool tensorCores,
+                          int64_t &sharedBytes, std::string &error) {
+  MLIRContext *ctx = mb.getContext();
+  BlockSchedule sched = scheduleBlock(block);
+  SmallVector<Type> args;
+  for (int32_t in : block.inputs)
+    args.push_back(memrefOf(ctx, block.values[in].shape, block.values[in].type));
+  for (int32_t out : block.outputs)
+    args.push_back(
+        memrefOf(ctx, block.values[out].shape, block.values[out].type));
+  auto fn = func::FuncOp::create(mb, loc, name, mb.getFunctionType(args, {}));
+  fn->setAttr("mirage.kernel", mb.getUnitAttr());
+  fn->setAttr("mirage.grid", mb.getDenseI64ArrayAttr(
+                                 {block.grid[0], block.grid[1], block.grid[2]}));
+  fn->setAttr("mirage.block", mb.getDenseI64ArrayAttr({kThreadsPerBlock, 1, 1}));
+  Block *entry = fn.addEntryBlock();
+  OpBuilder fb = OpBuilder::atBlockEnd(entry);
+  auto blockMap = fb.getArrayAttr(
+      {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimY),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ)});
+  auto grid = scf::ForallOp::create(
+      fb, loc,
+      ArrayRef<OpFoldResult>{fb.getIndexAttr(block.grid[0]),
+                             fb.getIndexAttr(block.grid[1]),
+                             fb.getIndexAttr(block.grid[2])},
+      ValueRange{}, blockMap);
+  func::ReturnOp::create(fb, loc);
+
+  OpBuilder b = OpBuilder::atBlockTerminator(grid.getBody());
+  BlockEmitter em(b, loc, block, sched, tensorCores);
+  for (int i = 0; i < 3; ++i)
+    em.blockIds[i] = grid.getInductionVar(i);
+  for (size_t i = 0; i < block.inputs.size(); ++i)
+    em.mem[block.inputs[i]] = entry->getArgument(i);
+  for (size_t i = 0; i < block.outputs.size(); ++i)
+    em.mem[block.outputs[i]] = entry->getArgument(block.inputs.size() + i);
+
+  // Tiles in workgroup memory.
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  sharedBytes = 0;
+  for (size_t v = 0; v < block.values.size(); ++v) {
+    if (!sched.buffered[v] || em.mem[v])
+      continue;
+    MemRefType t = memrefOf(ctx, block.values[v].shape, sched.storage[v], wg);
+    em.mem[v] = memref::AllocOp::create(b, loc, t);
+    sharedBytes += numElements(block.values[v].shape) *
+                   elemTypeBytes(sched.storage[v]);
+  }
+
+  llvm::SmallVector<bool> fusedAccum(block.ops.size(), false);
+  for (int32_t into : sched.matmulInto)
+    if (into >= 0)
+      fusedAccum[into] = true;
+
+  bool ok = true;
+  for (size_t i = 0; i < block.ops.size() && ok; ++i)
+    if (block.ops[i].kind == OpKind::Accum)
+      ok = em.emitAccumStart(block.ops[i]);
+
+  // The for-loop (a single iteration needs no loop).
+  std::optional<OpBuilder::InsertionGuard> guard;
+  if (ok && block.forloopRange > 1) {
+    auto loop = scf::ForOp::create(b, loc, em.index(b, 0),
+                                   em.index(b, block.forloopRange),
+                                   em.index(b, 1));
+    guard.emplace(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    em.iter = loop.getInductionVar();
+  }
+  for (size_t i = 0; i < block.ops.size() && ok; ++i) {
+    const UOp &op = block.ops[i];
+    switch (sched.stage[i]) {
+    case BlockStage::Iterator:
+      ok = em.emitIterator(op);
+      break;
+    case BlockStage::InLoop:
+      ok = emitOperator(em, op, sched.matmulInto[i]);
+      break;
+    case BlockStage::Accumulate:
+      ok = fusedAccum[i] || em.emitAccumCombine(op);
+      break;
+    case BlockStage::AfterLoop:
+    case BlockStage::Save:
+      break;
+    }
+  }
+  guard.reset();
+  em.iter = Value();
+  for (size_t i = 0; i < block.ops.size() && ok; ++i) {
+    const UOp &op = block.ops[i];
+    switch (sched.stage[i]) {
+    case BlockStage::Accumulate:
+      ok = em.emitAccumFinish(op);
+      break;
+    case BlockStage::AfterLoop:
+      ok = emitOperator(em, op, -1);
+      break;
+    case BlockStage::Save:
+      ok = em.emitSaver(op);
+      break;
+    case BlockStage::Iterator:
+    case BlockStage::InLoop:
+      break;
+    }
+  }
+  if (!ok) {
+    error = em.error;
+    fn.erase();
+    return std::nullopt;
+  }
+  return fn;
+}

@@ -1,0 +1,198 @@
+//===- KernelToLoops.cpp - Kernel graphs to loop-level functions ----------===//
+//
+// The driver: expand pre-defined kernels, emit one function per kernel and a
+// host function that allocates temporaries and calls the kernels in order,
+// and record the launch plan. A failure leaves the module unchanged.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/KernelToLoops.h"
+#include "Mirage/Conversion/CodegenPasses.h"
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+
+#include "BlockEmitter.h"
+#include "KernelEmitter.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGELOWERKERNELSTOLOOPS
+#include "Mirage/Conversion/CodegenPasses.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+
+static constexpr llvm::StringLiteral kKernelModuleName = "mirage_kernels";
+
+ModuleOp mirage::getOrCreateKernelModule(ModuleOp top) {
+  for (auto m : top.getBody()->getOps<ModuleOp>())
+    if (m.getSymName() == kKernelModuleName)
+      return m;
+  OpBuilder b = OpBuilder::atBlockEnd(top.getBody());
+  return ModuleOp::create(b, top.getLoc(), kKernelModuleName);
+}
+
+std::string mirage::graphSymbolName(StringRef name, unsigned ordinal) {
+  std::string s = name.empty() ? "graph" + std::to_string(ordinal) : name.str();
+  for (char &c : s)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  if (llvm::isDigit(s[0]))
+    s = "g_" + s;
+  return s;
+}
+
+std::optional<LaunchPlan>
+mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
+                          Location loc, const LoopLoweringOptions &options,
+                          std::string &error) {
+  std::optional<UGraph> expanded =
+      expandPredefinedKernels(graph, options.expansion, error);
+  if (!expanded)
+    return std::nullopt;
+  const UGraph &g = *expanded;
+  MLIRContext *ctx = into.getContext();
+  LaunchPlan plan;
+  plan.graph = name.str();
+  plan.reference = graph.reference;
+
+  // Buffers: inputs, outputs, then one temporary per other kernel result.
+  std::vector<int32_t> bufferOf(g.values.size(), -1);
+  auto addBuffer = [&](int32_t v, LaunchBuffer::Role role, int32_t pos,
+                       std::string bname) {
+    LaunchBuffer buf;
+    buf.name = std::move(bname);
+    buf.role = role;
+    buf.position = pos;
+    buf.shape = g.values[v].shape;
+    buf.type = g.values[v].type;
+    plan.buffers.push_back(buf);
+    return (int32_t)plan.buffers.size() - 1;
+  };
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    bufferOf[g.inputs[i]] = addBuffer(g.inputs[i], LaunchBuffer::Role::Input, i,
+                                      "in" + std::to_string(i));
+  // An output that is an input or repeats an earlier output gets its own
+  // buffer and a copy (copies[i] = source buffer of output buffer i).
+  std::vector<std::pair<int32_t, int32_t>> copies;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    int32_t v = g.outputs[i];
+    int32_t ob = addBuffer(v, LaunchBuffer::Role::Output, i,
+                           "out" + std::to_string(i));
+    if (bufferOf[v] >= 0)
+      copies.push_back({bufferOf[v], ob});
+    else
+      bufferOf[v] = ob;
+  }
+  for (const UOp &op : g.ops)
+    for (int32_t r : op.results)
+      if (bufferOf[r] < 0)
+        bufferOf[r] = addBuffer(r, LaunchBuffer::Role::Temp, -1,
+                                "t" + std::to_string(plan.buffers.size()));
+
+  // Kernels, appended to `into`; erased again on failure.
+  SmallVector<Operation *> emitted;
+  auto rollback = [&] {
+    for (Operation *op : llvm::reverse(emitted))
+      op->erase();
+    return std::nullopt;
+  };
+  OpBuilder mb = OpBuilder::atBlockEnd(into.getBody());
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const UOp &op = g.ops[k];
+    KernelLaunch launch;
+    launch.name = name.str() + "_k" + std::to_string(k);
+    const UGraph &body = g.bodies[op.body];
+    launch.grid = body.grid;
+    launch.threads = loops::kThreadsPerBlock;
+    for (int32_t v : op.operands)
+      launch.args.push_back(bufferOf[v]);
+    for (int32_t v : op.results)
+      launch.args.push_back(bufferOf[v]);
+    std::string why;
+    auto fn = loops::emitKernel(mb, loc, launch.name, body, options.tensorCores,
+                                launch.sharedBytes, why);
+    if (!fn) {
+      error = "kernel " + std::to_string(k) + ": " + why;
+      return rollback();
+    }
+    emitted.push_back(*fn);
+    plan.kernels.push_back(std::move(launch));
+  }
+
+  // The host function: graph inputs, then outputs.
+  SmallVector<Type> argTypes;
+  auto typeOf = [&](const LaunchBuffer &buf) {
+    return MemRefType::get(buf.shape, toMLIRType(ctx, buf.type));
+  };
+  for (const LaunchBuffer &buf : plan.buffers)
+    if (buf.role != LaunchBuffer::Role::Temp)
+      argTypes.push_back(typeOf(buf));
+  auto host =
+      func::FuncOp::create(mb, loc, name, mb.getFunctionType(argTypes, {}));
+  emitted.push_back(host);
+  host->setAttr("mirage.graph", mb.getStringAttr(name));
+  if (!graph.reference.empty())
+    host->setAttr("mirage.reference", mb.getStringAttr(graph.reference));
+  OpBuilder hb = OpBuilder::atBlockEnd(host.addEntryBlock());
+  SmallVector<Value> bufs;
+  unsigned arg = 0;
+  for (const LaunchBuffer &buf : plan.buffers)
+    bufs.push_back(buf.role == LaunchBuffer::Role::Temp
+                       ? (Value)memref::AllocOp::create(hb, loc, typeOf(buf))
+                       : host.getArgument(arg++));
+  for (const KernelLaunch &launch : plan.kernels) {
+    SmallVector<Value> operands;
+    for (int32_t a : launch.args)
+      operands.push_back(bufs[a]);
+    func::CallOp::create(hb, loc, launch.name, TypeRange{}, operands);
+  }
+  for (auto [from, to] : copies)
+    memref::CopyOp::create(hb, loc, bufs[from], bufs[to]);
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].role == LaunchBuffer::Role::Temp)
+      memref::DeallocOp::create(hb, loc, bufs[i]);
+  func::ReturnOp::create(hb, loc);
+  return plan;
+}
+
+namespace {
+struct LowerKernelsToLoops
+    : mirage::impl::MirageLowerKernelsToLoopsBase<LowerKernelsToLoops> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp top = getOperation();
+    SmallVector<kernel::GraphOp> graphs;
+    top.walk([&](kernel::GraphOp g) { graphs.push_back(g); });
+    if (graphs.empty())
+      return;
+    ModuleOp into = getOrCreateKernelModule(top);
+    LoopLoweringOptions options;
+    options.tensorCores = tensorCores;
+    unsigned ordinal = 0;
+    bool anyFailed = false;
+    for (kernel::GraphOp graph : graphs) {
+      std::string name = graphSymbolName(
+          graph.getSymName() ? *graph.getSymName() : "", ordinal++);
+      if (SymbolTable::lookupSymbolIn(into, name)) {
+        graph.emitError() << "a lowered function named '" << name
+                          << "' already exists";
+        anyFailed = true;
+        continue;
+      }
+      FailureOr<UGraph> g = kernel::importKernelGraph(graph);
+      if (mlir::failed(g)) {
+        anyFailed = true;
+        continue;
+      }
+      std::string error;
+      if (!lowerGraphToLoops(*g, name, into, graph.getLoc(), options, error)) {
+        graph.emitError() << "cannot lower graph '" << name << "': " << error;
+        anyFailed = true;
+      }
+    }
+    if (anyFailed)
+      signalPassFailure();
+  }
+};
+} // namespace

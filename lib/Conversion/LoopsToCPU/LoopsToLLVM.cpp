@@ -1,0 +1,95 @@
+//===- LoopsToLLVM.cpp - Loop-level kernels to host LLVM ------------------===//
+//
+// The checked pass order of ../shared/reference/gpu-lowering.md §8:
+// workgroup tiles become per-block stack buffers, foralls become loops,
+// vectors lower to SCF and LLVM with the outer-product contraction (the
+// default `dot` lowering leaves mixed-precision contracts behind), and
+// functions take bare pointers. Blocks run one after another: a parallel
+// grid (OpenMP) is not wired up yet.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/LoopsToCPU.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mirage::convertWorkgroupTilesToStack(Operation *root) {
+  SmallVector<memref::AllocOp> allocs;
+  root->walk([&](memref::AllocOp a) {
+    if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+            a.getType().getMemorySpace()))
+      if (space.getValue() == gpu::AddressSpace::Workgroup)
+        allocs.push_back(a);
+  });
+  for (memref::AllocOp a : allocs) {
+    OpBuilder b(a);
+    MemRefType t = MemRefType::get(a.getType().getShape(),
+                                   a.getType().getElementType());
+    Value stack = memref::AllocaOp::create(b, a.getLoc(), t);
+    // Users see the default memory space now; their result types (views
+    // such as collapse_shape) follow their operand.
+    a.getResult().replaceAllUsesWith(stack);
+    a.erase();
+    for (Operation *user : stack.getUsers())
+      if (auto cs = dyn_cast<memref::CollapseShapeOp>(user))
+        cs.getResult().setType(MemRefType::get(
+            cs.getType().getShape(), cs.getType().getElementType(),
+            cs.getType().getLayout()));
+  }
+}
+
+namespace {
+/// Pass form of convertWorkgroupTilesToStack, for the pipeline.
+struct WorkgroupTilesToStack
+    : PassWrapper<WorkgroupTilesToStack, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(WorkgroupTilesToStack)
+  StringRef getArgument() const override {
+    return "mirage-workgroup-tiles-to-stack";
+  }
+  void runOnOperation() override {
+    mirage::convertWorkgroupTilesToStack(getOperation());
+  }
+};
+
+} // namespace
+
+void mirage::buildLoopsToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(std::make_unique<WorkgroupTilesToStack>());
+  pm.addPass(createForallToForLoopPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  ConvertVectorToLLVMPassOptions vec;
+  vec.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vec));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  // bf16 has no native host arithmetic: expand its conversions to integer
+  // code. Functions without an LLVM intrinsic go to libm.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions fn;
+  fn.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(fn));
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}

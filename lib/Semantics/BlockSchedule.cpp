@@ -1,0 +1,85 @@
+//===- BlockSchedule.cpp - When and where block ops run -------------------===//
+#include "Mirage/Semantics/BlockSchedule.h"
+
+using namespace mirage;
+
+BlockStage mirage::blockStage(const UGraph &block, const UOp &op) {
+  switch (op.kind) {
+  case OpKind::InputIterator:
+    return BlockStage::Iterator;
+  case OpKind::Accum:
+    return BlockStage::Accumulate;
+  case OpKind::OutputSaver:
+    return BlockStage::Save;
+  case OpKind::Matmul:
+  case OpKind::Unary:
+  case OpKind::Binary:
+  case OpKind::Reduce:
+  case OpKind::RmsNorm:
+  case OpKind::Concat:
+  case OpKind::ThreadGraph:
+  case OpKind::Custom:
+    // The builders give an operator's results the phase of its operands
+    // (UGraph.cpp, operandPhase): in-loop or after-loop.
+    return block.values[op.results[0]].phase == Phase::InLoop
+               ? BlockStage::InLoop
+               : BlockStage::AfterLoop;
+  }
+  return BlockStage::AfterLoop;
+}
+
+BlockSchedule mirage::scheduleBlock(const UGraph &block) {
+  BlockSchedule s;
+  size_t numOps = block.ops.size(), numValues = block.values.size();
+  s.stage.resize(numOps);
+  s.matmulInto.assign(numOps, -1);
+  s.buffered.assign(numValues, false);
+  s.storage.resize(numValues);
+  for (size_t v = 0; v < numValues; ++v)
+    s.storage[v] = block.values[v].type;
+
+  // Users of every value.
+  std::vector<llvm::SmallVector<int32_t, 2>> users(numValues);
+  for (size_t i = 0; i < numOps; ++i)
+    for (int32_t v : block.ops[i].operands)
+      users[v].push_back(i);
+
+  for (size_t i = 0; i < numOps; ++i) {
+    const UOp &op = block.ops[i];
+    s.stage[i] = blockStage(block, op);
+    bool sums = false;
+    switch (op.kind) {
+    case OpKind::Matmul:
+    case OpKind::Reduce:
+    case OpKind::Accum:
+      sums = true;
+      break;
+    case OpKind::InputIterator:
+    case OpKind::Unary:
+    case OpKind::Binary:
+    case OpKind::RmsNorm:
+    case OpKind::Concat:
+    case OpKind::ThreadGraph:
+    case OpKind::OutputSaver:
+    case OpKind::Custom:
+      break;
+    }
+    for (int32_t r : op.results) {
+      if (sums)
+        s.storage[r] = sumType(block.values[r].type);
+      s.buffered[r] = op.kind != OpKind::OutputSaver;
+    }
+    if (op.kind == OpKind::Matmul && s.stage[i] == BlockStage::InLoop) {
+      int32_t r = op.results[0];
+      if (users[r].size() == 1) {
+        const UOp &u = block.ops[users[r][0]];
+        if (u.kind == OpKind::Accum && u.accumKind() == AccumKind::sum &&
+            u.operands.size() == 1) {
+          s.matmulInto[i] = users[r][0];
+          s.buffered[r] = false;
+        }
+      }
+    }
+  }
+  return s;
+}

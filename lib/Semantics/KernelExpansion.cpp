@@ -1,0 +1,327 @@
+//===- KernelExpansion.cpp - Pre-defined kernels as block graphs ----------===//
+//
+// Each expansion builds a block graph with the UGraph builders, so every
+// shape and phase rule is checked as for a hand-written μGraph. Tile sizes
+// are the largest divisors under a limit: divisibility is exact by
+// construction, and a dimension without a useful divisor stays whole.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/KernelExpansion.h"
+
+#include <algorithm>
+
+using namespace mirage;
+
+namespace {
+
+/// The largest divisor of `extent` that is at most `limit` (at least 1).
+int64_t divisorAtMost(int64_t extent, int64_t limit) {
+  for (int64_t d = std::min(extent, std::max<int64_t>(limit, 1)); d > 1; --d)
+    if (extent % d == 0)
+      return d;
+  return 1;
+}
+
+/// A partition of an output shape over the grid: grid axis a splits dim
+/// map[a] into grid[a] chunks of tile[map[a]].
+struct Partition {
+  GridDims grid{1, 1, 1};
+  AxisMap map{-1, -1, -1};
+  Shape tile;
+};
+
+/// Partitions `shape` for a block tile of about `maxElems` elements: x over
+/// the last dim (at most `maxCols` wide), y over the second-last, z over the
+/// first of rank ≥ 3; dims in `whole` stay whole. Grows tiles until the grid
+/// has at most kMaxBlocks blocks.
+Partition partition(llvm::ArrayRef<int64_t> shape, int64_t maxElems,
+                    int64_t maxCols, llvm::ArrayRef<int64_t> whole = {}) {
+  int64_t r = shape.size();
+  auto isWhole = [&](int64_t d) {
+    return std::find(whole.begin(), whole.end(), d) != whole.end();
+  };
+  Partition p;
+  p.tile.assign(shape.begin(), shape.end());
+  // Dims that may be split, in x, y, z order.
+  llvm::SmallVector<int64_t, 3> dims;
+  for (int64_t d : {r - 1, r - 2, r >= 3 ? int64_t(0) : int64_t(-1)})
+    if (d >= 0 && !isWhole(d) &&
+        std::find(dims.begin(), dims.end(), d) == dims.end())
+      dims.push_back(d);
+  // Elements of the dims that stay whole (including unsplittable middle dims).
+  int64_t fixed = 1;
+  for (int64_t d = 0; d < r; ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end())
+      fixed *= shape[d];
+  int64_t budget = std::max<int64_t>(maxElems / std::max<int64_t>(fixed, 1), 1);
+  for (int64_t scale = 1;; scale *= 2) {
+    int64_t left = budget * scale;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t d = dims[i];
+      int64_t limit = left;
+      if (d == r - 1)
+        limit = std::min(left, maxCols * scale);
+      if (r >= 3 && d == 0)
+        limit = 1 * scale; // one batch entry per block unless forced
+      p.tile[d] = divisorAtMost(shape[d], limit);
+      left = std::max<int64_t>(left / p.tile[d], 1);
+    }
+    int64_t blocks = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      p.grid[i] = shape[dims[i]] / p.tile[dims[i]];
+      p.map[i] = p.grid[i] > 1 ? dims[i] : -1;
+      if (p.grid[i] == 1)
+        p.grid[i] = 1;
+      blocks *= p.grid[i];
+    }
+    if (blocks <= kMaxBlocks || scale > (int64_t(1) << 40))
+      return p;
+  }
+}
+
+/// The imap of an operand of shape `opShape` read under an output partition:
+/// an axis that splits a dim the operand broadcasts (extent 1) replicates.
+AxisMap operandMap(const Partition &p, llvm::ArrayRef<int64_t> opShape,
+                   llvm::ArrayRef<int64_t> outShape) {
+  AxisMap m = p.map;
+  for (int a = 0; a < 3; ++a)
+    if (m[a] >= 0 && opShape[m[a]] != outShape[m[a]])
+      m[a] = -1;
+  return m;
+}
+
+struct Expander {
+  const UGraph &src;
+  const KernelExpansionOptions &opt;
+  UGraph out;
+  std::vector<int32_t> map; // src value -> out value
+  std::string error;
+
+  Expander(const UGraph &src, const KernelExpansionOptions &opt)
+      : src(src), opt(opt), map(src.values.size(), -1) {}
+
+  const UValue &val(int32_t v) const { return src.values[v]; }
+
+  /// A block graph skeleton over the operands of `op`.
+  UGraph blockFor(const UOp &op, const Partition &p, int64_t forloop,
+                  llvm::SmallVectorImpl<int32_t> &ins) const {
+    UGraph b(Level::Block);
+    b.grid = p.grid;
+    b.forloopRange = forloop;
+    for (int32_t v : op.operands)
+      ins.push_back(b.addInput(val(v).shape, val(v).type));
+    return b;
+  }
+
+  /// Adds `body` as a custom kernel over `op`'s operands; maps the results.
+  bool emit(const UOp &op, UGraph body, llvm::StringRef what) {
+    if (!body.error.empty())
+      return fail(op, what, body.error);
+    int64_t smem = sharedMemoryBytes(body);
+    if (smem > opt.sharedMemoryBytes)
+      return fail(op, what,
+                  "its tiles need " + std::to_string(smem) +
+                      " bytes of shared memory, more than " +
+                      std::to_string(opt.sharedMemoryBytes));
+    llvm::SmallVector<int32_t> operands;
+    for (int32_t v : op.operands)
+      operands.push_back(map[v]);
+    int32_t first = out.addCustom(operands, std::move(body));
+    if (first < 0)
+      return fail(op, what, out.error);
+    for (size_t i = 0; i < op.results.size(); ++i)
+      map[op.results[i]] = first + i;
+    return true;
+  }
+
+  bool fail(const UOp &op, llvm::StringRef what, const std::string &why) {
+    error = "cannot expand " + what.str() + " into a block graph: " + why;
+    return false;
+  }
+
+  /// Saves `tile` (an in-loop value) through an accumulator of one
+  /// iteration, the way every for-loop-1 kernel hands a tile to its saver.
+  int32_t saveInLoop(UGraph &b, int32_t tile, const AxisMap &omap) {
+    int32_t acc = b.addAccum(AccumKind::sum, tile, -1, 0);
+    return acc < 0 ? -1 : b.addOutputSaver(acc, omap);
+  }
+
+  bool matmul(const UOp &op) {
+    const Shape &as = val(op.operands[0]).shape, &bs = val(op.operands[1]).shape;
+    const Shape &os = val(op.results[0]).shape;
+    int64_t r = os.size(), m = os[r - 2], n = os[r - 1], k = as[r - 1];
+    Partition p;
+    p.tile.assign(os.begin(), os.end());
+    int64_t tn = divisorAtMost(n, opt.matmulTileN);
+    int64_t tm = divisorAtMost(m, opt.matmulTileM);
+    int64_t tk = divisorAtMost(k, opt.matmulTileK);
+    int64_t batch = r >= 3 ? os[0] : 1;
+    // Grow the output tile until the grid fits.
+    while ((n / tn) * (m / tm) * batch > kMaxBlocks && (tn < n || tm < m)) {
+      if (tn < n)
+        tn = divisorAtMost(n, tn * 2);
+      else
+        tm = divisorAtMost(m, tm * 2);
+    }
+    p.grid = {n / tn, m / tm, batch};
+    p.map = {r - 1, r - 2, r >= 3 ? 0 : -1};
+    llvm::SmallVector<int32_t> ins;
+    UGraph b = blockFor(op, p, k / tk, ins);
+    AxisMap amap{-1, r - 2, r >= 3 ? 0 : -1};
+    AxisMap bmap{r - 1, -1, r >= 3 ? 0 : -1};
+    int32_t at = b.addInputIterator(ins[0], amap, r - 1);
+    int32_t bt = b.addInputIterator(ins[1], bmap, r - 2);
+    int32_t mm = b.addMatmul(at, bt);
+    int32_t acc = b.addAccum(AccumKind::sum, mm, -1, 0);
+    b.markOutput(b.addOutputSaver(acc, p.map));
+    (void)as;
+    (void)bs;
+    return emit(op, std::move(b), "matmul");
+  }
+
+  bool elementwise(const UOp &op) {
+    const Shape &os = val(op.results[0]).shape;
+    Partition p = partition(os, opt.elementwiseTileElems, 256);
+    llvm::SmallVector<int32_t> ins;
+    UGraph b = blockFor(op, p, 1, ins);
+    llvm::SmallVector<int32_t> tiles;
+    for (size_t i = 0; i < ins.size(); ++i)
+      tiles.push_back(b.addInputIterator(
+          ins[i], operandMap(p, val(op.operands[i]).shape, os), -1));
+    int32_t res = b.addLike(op, tiles);
+    if (res < 0)
+      return fail(op, opKindName(op.kind), b.error);
+    b.markOutput(saveInLoop(b, res, p.map));
+    return emit(op, std::move(b), opKindName(op.kind));
+  }
+
+  bool reduce(const UOp &op) {
+    const Shape &xs = val(op.operands[0]).shape;
+    const Shape &os = val(op.results[0]).shape;
+    int64_t d = op.dim, s = op.size;
+    Partition p = partition(os, opt.elementwiseTileElems / 4, 256, {d});
+    // Chunks of the reduced dim per iteration: a multiple of the target
+    // size (so each chunk's strided reduction lines up with the output) of
+    // at most about the element budget.
+    int64_t other = numElements(p.tile) / std::max<int64_t>(os[d], 1);
+    int64_t groups = xs[d] / s;
+    int64_t perIter = divisorAtMost(
+        groups, std::max<int64_t>(opt.elementwiseTileElems / (other * s), 1));
+    int64_t forloop = groups / perIter;
+    llvm::SmallVector<int32_t> ins;
+    UGraph b = blockFor(op, p, forloop, ins);
+    int32_t xt = b.addInputIterator(ins[0], p.map, forloop > 1 ? d : -1);
+    int32_t red = b.addReduce(op.reduceKind(), xt, d, s);
+    int32_t acc = b.addAccum(op.reduceKind() == ReduceKind::max
+                                 ? AccumKind::max
+                                 : AccumKind::sum,
+                             red, -1, 0);
+    b.markOutput(b.addOutputSaver(acc, p.map));
+    return emit(op, std::move(b), "reduce");
+  }
+
+  bool rmsNorm(const UOp &op) {
+    const Shape &xs = val(op.operands[0]).shape;
+    int64_t r = xs.size();
+    // Rows stay whole along the normalised (last) dim; one loop iteration.
+    Partition p = partition(xs, std::max<int64_t>(xs[r - 1], 256), 0, {r - 1});
+    llvm::SmallVector<int32_t> ins;
+    UGraph b = blockFor(op, p, 1, ins);
+    int32_t xt = b.addInputIterator(ins[0], p.map, -1);
+    int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0, op.scalar);
+    int32_t x = b.addAccum(AccumKind::sum, xt, -1, 0);
+    int32_t y = b.addBinary(BinaryKind::div, x, rms);
+    if (ins.size() > 1) {
+      int32_t wt = b.addInputIterator(
+          ins[1], operandMap(p, val(op.operands[1]).shape, xs), -1);
+      y = b.addBinary(BinaryKind::mul, y, b.addAccum(AccumKind::sum, wt, -1, 0));
+    }
+    b.markOutput(b.addOutputSaver(y, p.map));
+    return emit(op, std::move(b), "rms_norm");
+  }
+
+  bool concat(const UOp &op) {
+    const Shape &os = val(op.results[0]).shape;
+    Partition p = partition(os, opt.elementwiseTileElems, 256, {op.dim});
+    llvm::SmallVector<int32_t> ins;
+    UGraph b = blockFor(op, p, 1, ins);
+    int32_t at = b.addInputIterator(ins[0], p.map, -1);
+    int32_t bt = b.addInputIterator(ins[1], p.map, -1);
+    int32_t c = b.addConcat(at, bt, op.dim);
+    b.markOutput(saveInLoop(b, c, p.map));
+    return emit(op, std::move(b), "concat");
+  }
+
+  bool custom(const UOp &op) {
+    llvm::SmallVector<int32_t> operands;
+    for (int32_t v : op.operands)
+      operands.push_back(map[v]);
+    int32_t first = out.addLike(op, operands, src.bodies[op.body]);
+    if (first < 0)
+      return fail(op, "custom kernel", out.error);
+    for (size_t i = 0; i < op.results.size(); ++i)
+      map[op.results[i]] = first + i;
+    return true;
+  }
+
+  bool run() {
+    out.name = src.name;
+    out.reference = src.reference;
+    out.target = src.target;
+    for (int32_t in : src.inputs)
+      map[in] = out.addInput(val(in).shape, val(in).type);
+    for (const UOp &op : src.ops) {
+      bool ok = false;
+      switch (op.kind) {
+      case OpKind::Matmul:
+        ok = matmul(op);
+        break;
+      case OpKind::Unary:
+      case OpKind::Binary:
+        ok = elementwise(op);
+        break;
+      case OpKind::Reduce:
+        ok = reduce(op);
+        break;
+      case OpKind::RmsNorm:
+        ok = rmsNorm(op);
+        break;
+      case OpKind::Concat:
+        ok = concat(op);
+        break;
+      case OpKind::Custom:
+        ok = custom(op);
+        break;
+      case OpKind::InputIterator:
+      case OpKind::Accum:
+      case OpKind::OutputSaver:
+      case OpKind::ThreadGraph:
+        ok = fail(op, opKindName(op.kind), "not a kernel-level operator");
+        break;
+      }
+      if (!ok)
+        return false;
+    }
+    for (int32_t o : src.outputs)
+      out.markOutput(map[o]);
+    return true;
+  }
+};
+
+} // namespace
+
+std::optional<UGraph>
+mirage::expandPredefinedKernels(const UGraph &g,
+                                const KernelExpansionOptions &o,
+                                std::string &error) {
+  if (g.level != Level::Kernel) {
+    error = "only kernel graphs have pre-defined kernels to expand";
+    return std::nullopt;
+  }
+  Expander e(g, o);
+  if (!e.run()) {
+    error = e.error;
+    return std::nullopt;
+  }
+  return std::move(e.out);
+}

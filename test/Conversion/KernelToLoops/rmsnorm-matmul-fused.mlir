@@ -1,0 +1,69 @@
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops | FileCheck %s
+//
+// The paper's fused RMSNorm+MatMul kernel at loop level: one kernel over a
+// 6-block grid, tiles in workgroup memory, accumulators started before the
+// for-loop, iterators and combines in it, the division and the saver after.
+// The matmul feeds only `accum sum`, so it adds straight into that
+// accumulator (no product tile). The original graph stays.
+
+func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
+  %o = mirage_kernel.graph "fused" (%x, %w)
+      : (tensor<4x64xf16>, tensor<64x48xf16>) -> tensor<4x48xf16> {
+  ^bb0(%a: tensor<4x64xf16>, %b: tensor<64x48xf16>):
+    %k = mirage_kernel.custom (%a, %b) grid = [6, 1, 1] forloop = 4
+        : (tensor<4x64xf16>, tensor<64x48xf16>) -> tensor<4x48xf16> {
+    ^bb0(%X: tensor<4x64xf16>, %W: tensor<64x48xf16>):
+      %xt = mirage_block.input_iterator %X imap = [-1, -1, -1] fmap = 1 : tensor<4x64xf16> -> tensor<4x16xf16>
+      %wt = mirage_block.input_iterator %W imap = [1, -1, -1] fmap = 0 : tensor<64x48xf16> -> tensor<16x8xf16>
+      %mm = mirage_block.matmul %xt, %wt : tensor<4x16xf16>, tensor<16x8xf16> -> tensor<4x8xf16>
+      %acc = mirage_block.accum sum %mm : tensor<4x8xf16> -> tensor<4x8xf16>
+      %rms = mirage_block.accum rms_last %xt : tensor<4x16xf16> -> tensor<4x1xf16>
+      %d = mirage_block.binary div %acc, %rms : tensor<4x8xf16>, tensor<4x1xf16> -> tensor<4x8xf16>
+      %s = mirage_block.output_saver %d omap = [1, -1, -1] : tensor<4x8xf16> -> tensor<4x48xf16>
+      mirage_block.yield %s : tensor<4x48xf16>
+    }
+    mirage_kernel.yield %k : tensor<4x48xf16>
+  }
+  return %o : tensor<4x48xf16>
+}
+
+// CHECK: mirage_kernel.graph "fused"
+// CHECK-LABEL: module @mirage_kernels
+// CHECK: func.func @fused_k0(%[[X:[a-z0-9]+]]: memref<4x64xf16>, %[[W:[a-z0-9]+]]: memref<64x48xf16>, %[[O:[a-z0-9]+]]: memref<4x48xf16>)
+// CHECK-SAME: mirage.block = array<i64: 128, 1, 1>, mirage.grid = array<i64: 6, 1, 1>, mirage.kernel
+// CHECK: scf.forall (%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (6, 1, 1)
+// Tiles: X 4x16 f16, W 16x8 f16, the two accumulator states in f32, the
+// quotient in f16; no tile for the matmul product.
+// CHECK-DAG: memref.alloc() : memref<4x16xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<4x8xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<4x1xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<4x8xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.alloc
+// Accumulators start at 0 before the loop.
+// CHECK: scf.forall (%{{.*}}) in (128)
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.for %[[IT:.*]] = %{{.*}} to %c4
+// The X iterator: 16-byte vectors at column 16·it.
+// CHECK: vector.transfer_read %[[X]][{{.*}}], %{{.*}} {in_bounds = [true]} : memref<4x64xf16>, vector<8xf16>
+// The W iterator (8 columns: one 16-byte vector per row).
+// CHECK: vector.transfer_read %[[W]]
+// The 4x8 product is too small for tensor cores: per-thread FMA into the
+// accumulator state.
+// CHECK: math.fma
+// The rms_last combine squares and sums the row.
+// CHECK: arith.mulf
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: }
+// After the loop: sqrt(Σx²/64), the division, the saver.
+// CHECK: arith.constant 6.400000e+01 : f32
+// CHECK: math.sqrt
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: vector.transfer_write %{{.*}}, %[[O]]
+// CHECK: } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
+// The host function calls the one kernel.
+// CHECK: func.func @fused(%{{.*}}: memref<4x64xf16>, %{{.*}}: memref<64x48xf16>, %{{.*}}: memref<4x48xf16>)
+// CHECK-SAME: mirage.graph = "fused"
+// CHECK: call @fused_k0

@@ -1,0 +1,125 @@
+//===- KernelExpansionTest.cpp - Pre-defined kernels as block graphs ------===//
+//
+// Every expansion must compute what the op it replaces computes: checked by
+// the float64 evaluator on the six workloads' reference graphs (small and
+// full shapes skipped: small suffices for the rule, full is bench work) and
+// on shapes chosen to hit the odd cases (prime extents, broadcasting, batch,
+// strided reductions, eps and weights).
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/RandomInputs.h"
+
+#include "TestGraphs.h"
+
+#include <gtest/gtest.h>
+
+using namespace mirage;
+
+namespace {
+
+/// Expands `g`, checks only custom kernels remain, and compares outputs.
+void expectExpansionEqual(const UGraph &g, const KernelExpansionOptions &o =
+                                               KernelExpansionOptions()) {
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, o, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  for (const UOp &op : e->ops)
+    EXPECT_EQ(op.kind, OpKind::Custom);
+  static Float64Semantics sem;
+  Evaluator<Float64Semantics> eval(sem, 1);
+  auto ins = seededInputs(g, 7);
+  auto a = eval.run(g, ins), b = eval.run(*e, ins);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].shape, b[i].shape);
+    EXPECT_LT(maxRelativeError(b[i], a[i]), 1e-12) << "output " << i;
+  }
+}
+
+} // namespace
+
+TEST(KernelExpansion, MatmulShapes) {
+  for (auto [m, k, n] : {std::array<int64_t, 3>{4, 64, 48},
+                         {16, 96, 200},
+                         {7, 13, 5},
+                         {128, 256, 128}}) {
+    UGraph g;
+    int32_t a = g.addInput({m, k}, ElemType::F16);
+    int32_t b = g.addInput({k, n}, ElemType::F16);
+    g.markOutput(g.addMatmul(a, b));
+    expectExpansionEqual(g);
+  }
+  UGraph g; // batched
+  int32_t a = g.addInput({3, 16, 32}, ElemType::F32);
+  int32_t b = g.addInput({3, 32, 24}, ElemType::F32);
+  g.markOutput(g.addMatmul(a, b));
+  expectExpansionEqual(g);
+}
+
+TEST(KernelExpansion, ElementwiseWithBroadcasting) {
+  UGraph g;
+  int32_t x = g.addInput({2, 16, 300}, ElemType::F16);
+  int32_t r = g.addInput({2, 16, 1}, ElemType::F16);
+  int32_t e = g.addUnary(UnaryKind::exp, x);
+  g.markOutput(g.addBinary(BinaryKind::div, e, r));
+  g.markOutput(g.addUnary(UnaryKind::mul_scalar, x, 0.25));
+  expectExpansionEqual(g);
+}
+
+TEST(KernelExpansion, ReductionsStridedAndLong) {
+  UGraph g;
+  int32_t x = g.addInput({4, 4096}, ElemType::F32);
+  g.markOutput(g.addReduce(ReduceKind::sum, x, 1, 1));
+  g.markOutput(g.addReduce(ReduceKind::max, x, 1, 64));
+  g.markOutput(g.addReduce(ReduceKind::sum, x, 0, 1));
+  expectExpansionEqual(g);
+}
+
+TEST(KernelExpansion, RmsNormWithWeightAndEps) {
+  UGraph g;
+  int32_t x = g.addInput({6, 512}, ElemType::F16);
+  int32_t w = g.addInput({1, 512}, ElemType::F16);
+  g.markOutput(g.addRmsNorm(x, w, 1e-5));
+  g.markOutput(g.addRmsNorm(x, -1, 0));
+  expectExpansionEqual(g);
+}
+
+TEST(KernelExpansion, Concat) {
+  UGraph g;
+  int32_t a = g.addInput({8, 24}, ElemType::F32);
+  int32_t b = g.addInput({8, 40}, ElemType::F32);
+  g.markOutput(g.addConcat(a, b, 1));
+  expectExpansionEqual(g);
+}
+
+TEST(KernelExpansion, SixWorkloadReferencesAndBestGraphs) {
+  auto ctx = test::makeMirageContext();
+  for (const char *w :
+       {"rmsnorm_matmul", "gated_mlp", "lora", "gqa", "qknorm", "ntrans"}) {
+    auto module =
+        test::parseMlirFile(test::sourceFile("test/Workloads", w), *ctx);
+    ASSERT_TRUE(module) << w;
+    std::vector<test::GraphPair> pairs;
+    ASSERT_TRUE(test::importReferencePairs(*module, pairs)) << w;
+    ASSERT_FALSE(pairs.empty()) << w;
+    for (const test::GraphPair &p : pairs) {
+      SCOPED_TRACE(p.name);
+      expectExpansionEqual(p.ref);
+      expectExpansionEqual(p.cand);
+    }
+  }
+}
+
+TEST(KernelExpansion, TooLargeForSharedMemoryIsAnError) {
+  UGraph g;
+  int32_t x = g.addInput({2, 65536}, ElemType::F32);
+  g.markOutput(g.addRmsNorm(x, -1, 0));
+  std::string err;
+  KernelExpansionOptions o;
+  EXPECT_FALSE(expandPredefinedKernels(g, o, err).has_value());
+  EXPECT_NE(err.find("rms_norm"), std::string::npos) << err;
+  EXPECT_NE(err.find("shared memory"), std::string::npos) << err;
+}
