@@ -3,15 +3,31 @@
 // The GPU half of the code generator: takes the target-neutral loop IR of
 // mirage-lower-kernels-to-loops (scf.forall over #gpu.block / #gpu.thread /
 // #gpu.warp, workgroup memref.alloc tiles, vector.contract) to PTX.
-// See docs/Rationale/Lowering.md.
+// See docs/Rationale/Lowering.md ("GPU path").
+//
+// Stages, one file each under lib/Conversion/LoopsToGPU/:
+//   1. MapToGPU.cpp       foralls -> gpu.launch, LICM, accumulators into
+//                         registers (hoisted vector transfers)
+//   2. TensorCores.cpp    vector.contract -> nvgpu.ldmatrix + mma.sync (f16),
+//                         BF16MmaSync.cpp: bf16 -> nvvm.mma.sync
+//   3. AsyncCopies.cpp    16-byte global->shared copies -> cp.async groups,
+//                         XOR-swizzled shared tiles
+//   4. WorkgroupAllocToGlobal.cpp  workgroup allocs -> .shared globals or
+//                         views of dynamic shared memory
+//   5. ToPTX.cpp          outlining into one gpu.module, NVVM, PTX
+// LoopsToPTX.cpp chains them (lowerLoopsToPTX, mirage-loops-to-gpu).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_CONVERSION_LOOPSTOGPU_H
 #define MIRAGE_CONVERSION_LOOPSTOGPU_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+
+#include <string>
 
 namespace mirage {
 #define GEN_PASS_DECL
@@ -22,6 +38,126 @@ namespace mirage {
 
 /// Registers the passes and pipelines of this library.
 void registerLoopsToGPU();
+
+/// Adds the dialects and extensions the GPU lowering creates or interprets
+/// (gpu, nvgpu, nvvm, llvm, the transform-dialect GPU extension, NVVM target
+/// and LLVM IR translation interfaces). A pass that calls lowerLoopsToPTX
+/// must call this from its getDependentDialects, since dialects cannot be
+/// loaded while a pass runs.
+void registerLoopsToGPUDependentDialects(mlir::DialectRegistry &registry);
+
+//===----------------------------------------------------------------------===//
+// Whole lowering
+//===----------------------------------------------------------------------===//
+
+struct GpuCodegenOptions {
+  /// NVPTX target; sm_80 and sm_90 are tested (sm_90a works the same way).
+  std::string chip = "sm_80";
+  /// PTX ISA; +ptx80 is valid for every chip above and needs a 12.0 driver.
+  std::string features = "+ptx80";
+  /// LLVM optimisation level of the NVPTX back end.
+  int optLevel = 3;
+  /// Map f32 contractions onto tf32 tensor cores (lower precision); off:
+  /// they become FMA loops.
+  bool tf32 = false;
+  /// Stage 3: global->shared 16-byte copies become cp.async groups.
+  bool asyncCopies = true;
+  /// Stage 3: XOR-swizzle shared tiles read by ldmatrix.
+  bool swizzleSharedMemory = true;
+  /// Above this many bytes of workgroup buffers a kernel uses dynamic shared
+  /// memory (ptxas rejects more than 48 KiB of static .shared data).
+  int64_t maxStaticSharedBytes = 48 * 1024;
+  /// Bytes left unused at the start of dynamic shared memory (see
+  /// gpu-lowering.md 7.3: the position of the dynamic base relative to other
+  /// .shared symbols is unverified on hardware).
+  int64_t dynamicSharedReserve = 1024;
+  /// CUDA toolkit root, for libdevice (math functions); empty: CUDA_ROOT,
+  /// CUDA_HOME, CUDA_PATH, else /usr/local/cuda. No other toolkit part is
+  /// used (the output is PTX text).
+  std::string cudaPath;
+};
+
+struct PtxKernelInfo {
+  /// Entry name in the PTX (= the kernel func.func's name).
+  std::string name;
+  /// Bytes the launcher must pass as dynamic shared memory (and set as
+  /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES when above 48 KiB).
+  int64_t dynamicSharedBytes = 0;
+  /// Bytes of static .shared data of the kernel (informational).
+  int64_t staticSharedBytes = 0;
+};
+
+struct PtxModule {
+  std::string ptx;
+  llvm::SmallVector<PtxKernelInfo> kernels;
+};
+
+/// Lowers a @mirage_kernels module (the contract in Lowering.md) in place to
+/// PTX and returns the PTX text: one PTX module holding every kernel of the
+/// module, entry names equal to the kernel function names, one .u64 parameter
+/// per memref argument in order. On failure, errors are emitted on the module
+/// and failure is returned. Host functions of the module are erased; on
+/// success the module holds one gpu.binary named @mirage_kernels_ptx.
+///
+/// The dialects of registerLoopsToGPUDependentDialects must be loaded.
+llvm::FailureOr<PtxModule> lowerLoopsToPTX(mlir::ModuleOp kernels,
+                                           const GpuCodegenOptions &opts);
+
+//===----------------------------------------------------------------------===//
+// Stages (each usable on its own; lowerLoopsToPTX runs them in this order)
+//===----------------------------------------------------------------------===//
+
+/// Functions of `module` carrying the `mirage.kernel` attribute.
+llvm::SmallVector<mlir::func::FuncOp> getMirageKernels(mlir::ModuleOp module);
+
+/// Stage 1: maps the block forall of `kernel` to a gpu.launch with the grid of
+/// the forall and the block of `mirage.block`, the nested thread and warp
+/// foralls to thread ids (with a barrier after each), then hoists loop
+/// invariants and keeps warp accumulators in registers across the for-loop.
+mlir::LogicalResult mapKernelToGPU(mlir::func::FuncOp kernel);
+
+/// Stage 2: maps every vector.contract of `kernel` to tensor cores (f16, bf16,
+/// f32 with tf32) or to FMA (f32), and fails with an error on the contract if
+/// an f16/bf16 contraction cannot be mapped.
+mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
+                                                  bool tf32);
+
+/// Stage 3: cp.async for 16-byte global->shared copies and XOR swizzling of
+/// shared tiles. Never fails: copies that do not fit stay synchronous.
+void optimizeSharedMemoryCopies(mlir::func::FuncOp kernel, bool asyncCopies,
+                                bool swizzle);
+
+/// Stage 4: replaces the workgroup memref.allocs of `kernel` by module-level
+/// workgroup memref.globals, or, when their total exceeds `maxStaticBytes`,
+/// by memref.views of gpu.dynamic_shared_memory at offsets from `reserve` on.
+/// Returns the dynamic shared bytes the launch needs (0 for static).
+llvm::FailureOr<int64_t> placeWorkgroupBuffers(mlir::func::FuncOp kernel,
+                                               int64_t maxStaticBytes,
+                                               int64_t reserve);
+
+/// Stage 5: outlines the gpu.launch of every kernel into one gpu.module
+/// (entry = kernel name), erases host code, lowers to NVVM with the
+/// bare-pointer ABI and serialises to PTX.
+llvm::FailureOr<std::string> outlineAndSerializeToPTX(
+    mlir::ModuleOp kernels, const GpuCodegenOptions &opts);
+
+//===----------------------------------------------------------------------===//
+// Pattern sets
+//===----------------------------------------------------------------------===//
+
+/// Rewrites `scf.for %i = %tid to %ub step %n` with %tid a thread id of a
+/// dimension of size %n and %ub a multiple of %n into a loop with a constant
+/// trip count (lb 0, step 1, body on %tid + %j * %n), so copy loops can be
+/// fully unrolled. `blockDims` are the launch's block sizes.
+void populateThreadStrideLoopNormalizationPatterns(
+    mlir::RewritePatternSet &patterns, llvm::ArrayRef<int64_t> blockDims);
+
+/// Lowers `nvgpu.mma.sync` with bf16 multiplicands (which upstream
+/// NVGPUToNVVM cannot lower in LLVM 22) to `nvvm.mma.sync` on i32-packed
+/// bf16 pairs. Works before the LLVM conversion: operands stay builtin
+/// vectors and the result is reassembled into the nvgpu fragment type.
+void populateBF16MmaSyncToNVVMPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mirage
 
 #endif // MIRAGE_CONVERSION_LOOPSTOGPU_H

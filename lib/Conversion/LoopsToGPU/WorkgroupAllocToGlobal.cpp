@@ -1,8 +1,26 @@
-//===- WorkgroupAllocToGlobal.cpp - Workgroup allocs to .shared globals ---===//
+//===- WorkgroupAllocToGlobal.cpp - Stage 4: place workgroup buffers ------===//
+//
+// A `memref.alloc` in #gpu.address_space<workgroup> inside a GPU kernel
+// silently becomes a per-thread malloc in convert-gpu-to-nvvm
+// (gpu-lowering.md 2.2). Upstream transforms (swizzle, multi-buffering) only
+// work on allocs, so they stay allocs until here and are then placed:
+//   * total <= the static budget: one module-level workgroup memref.global
+//     per buffer (NVPTX: `.shared .align 16 .b8 name[bytes]`);
+//   * above it (ptxas caps static .shared at 48 KiB): views of
+//     gpu.dynamic_shared_memory at planned offsets. The first `reserve` bytes
+//     stay unused (gpu-lowering.md 7.3: where the dynamic base lies relative
+//     to other .shared symbols is unverified on hardware).
+//
+//===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "mirage-loops-to-gpu"
 
 namespace mirage {
 #define GEN_PASS_DEF_MIRAGEWORKGROUPALLOCTOGLOBAL
@@ -12,38 +30,126 @@ namespace mirage {
 using namespace mlir;
 
 namespace {
-struct WorkgroupAllocToGlobal
-    : mirage::impl::MirageWorkgroupAllocToGlobalBase<WorkgroupAllocToGlobal> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
+/// 16 bytes: cp.async.cg and ldmatrix rows need 16-byte aligned addresses.
+constexpr int64_t kStaticAlign = 16;
+/// Dynamic buffers start at 128-byte boundaries (one bank-conflict-free
+/// swizzle period; the region is large anyway).
+constexpr int64_t kDynamicAlign = 128;
+
+bool isWorkgroupAlloc(memref::AllocOp a) {
+  auto space =
+      dyn_cast_or_null<gpu::AddressSpaceAttr>(a.getType().getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+int64_t byteSize(MemRefType t) {
+  return t.getNumElements() *
+         llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
+void eraseDeallocs(memref::AllocOp a) {
+  // Deallocations of a static buffer have nothing left to free.
+  for (Operation *user : llvm::make_early_inc_range(a->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+}
+} // namespace
+
+FailureOr<int64_t> mirage::placeWorkgroupBuffers(func::FuncOp kernel,
+                                                 int64_t maxStaticBytes,
+                                                 int64_t reserve) {
+  SmallVector<memref::AllocOp> allocs;
+  kernel.walk([&](memref::AllocOp a) {
+    if (isWorkgroupAlloc(a))
+      allocs.push_back(a);
+  });
+  if (allocs.empty())
+    return int64_t(0);
+  int64_t total = 0;
+  for (memref::AllocOp a : allocs) {
+    MemRefType t = a.getType();
+    if (!t.hasStaticShape() || !t.getLayout().isIdentity())
+      return a.emitError("workgroup allocation must have a static shape and "
+                         "identity layout"),
+             failure();
+    total += llvm::alignTo(byteSize(t), kStaticAlign);
+  }
+
+  if (total <= maxStaticBytes) {
+    auto module = kernel->getParentOfType<ModuleOp>();
     SymbolTable symbols(module);
-    SmallVector<memref::AllocOp> allocs;
-    module.walk([&](memref::AllocOp a) {
-      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-          a.getType().getMemorySpace());
-      if (space && space.getValue() == gpu::AddressSpace::Workgroup)
-        allocs.push_back(a);
-    });
     for (memref::AllocOp a : allocs) {
-      if (!a.getType().hasStaticShape() || !a.getDynamicSizes().empty()) {
-        a.emitError("workgroup allocation must have a static shape");
-        return signalPassFailure();
-      }
       OpBuilder b(module.getBodyRegion());
+      b.setInsertionPoint(kernel);
+      int64_t align =
+          std::max<int64_t>(a.getAlignment().value_or(0), kStaticAlign);
       auto global = memref::GlobalOp::create(
           b, a.getLoc(), "__mirage_smem", b.getStringAttr("private"),
           a.getType(), Attribute(), /*constant=*/false,
-          a.getAlignmentAttr());
-      symbols.insert(global);
+          b.getI64IntegerAttr(align));
+      symbols.insert(global); // uniquifies the name
       b.setInsertionPoint(a);
       Value g = memref::GetGlobalOp::create(b, a.getLoc(), a.getType(),
                                             global.getSymName());
-      // Deallocations of a static buffer have nothing left to free.
-      for (Operation *user : llvm::make_early_inc_range(a->getUsers()))
-        if (isa<memref::DeallocOp>(user))
-          user->erase();
+      eraseDeallocs(a);
       a.replaceAllUsesWith(g);
       a.erase();
+    }
+    LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
+                            << total << " B static shared\n");
+    return int64_t(0);
+  }
+
+  // Dynamic: every alloc must sit in the same gpu.launch (one kernel).
+  auto launch = allocs.front()->getParentOfType<gpu::LaunchOp>();
+  if (!launch || llvm::any_of(allocs, [&](memref::AllocOp a) {
+        return a->getParentOfType<gpu::LaunchOp>() != launch;
+      }))
+    return allocs.front().emitError(
+               "workgroup buffers above the static shared-memory budget "
+               "need to be inside one gpu.launch (run the GPU mapping "
+               "first)"),
+           failure();
+  OpBuilder b(launch.getContext());
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Location loc = launch.getLoc();
+  auto i8Space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(), i8Space));
+  int64_t offset = reserve;
+  for (memref::AllocOp a : allocs) {
+    offset = llvm::alignTo(offset, kDynamicAlign);
+    b.setInsertionPoint(a);
+    Value off = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
+    Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), base,
+                                        off, ValueRange{});
+    offset += byteSize(a.getType());
+    eraseDeallocs(a);
+    a.replaceAllUsesWith(view);
+    a.erase();
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
+                          << offset << " B dynamic shared\n");
+  return offset;
+}
+
+namespace {
+struct WorkgroupAllocToGlobal
+    : mirage::impl::MirageWorkgroupAllocToGlobalBase<WorkgroupAllocToGlobal> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp f : funcs) {
+      FailureOr<int64_t> dyn =
+          mirage::placeWorkgroupBuffers(f, maxStaticBytes, dynamicReserve);
+      if (failed(dyn))
+        return signalPassFailure();
+      if (*dyn > 0)
+        f->setAttr("mirage.dynamic_shared_bytes",
+                   OpBuilder(f).getI64IntegerAttr(*dyn));
     }
   }
 };

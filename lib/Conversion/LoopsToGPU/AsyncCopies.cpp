@@ -1,0 +1,154 @@
+//===- AsyncCopies.cpp - Stage 3: cp.async copies, swizzled shared tiles --===//
+//
+// Copy phases move global tiles to shared memory as 16-byte
+// vector.transfer_read/write pairs inside per-thread loops
+// `scf.for %i = %tid to %n step 128`. nvgpu::createAsyncGroups turns such
+// pairs into cp.async, one group per straight-line run of copies; a loop
+// around a copy would give one group and one wait per iteration
+// (gpu-lowering.md 5), so the loops are first rewritten to a constant trip
+// count and fully unrolled. Then nvgpu's XOR swizzle is applied to every
+// shared tile whose accesses it understands (ldmatrix, cp.async, loads and
+// stores); it declines the others without changing them.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/LoopsToGPU.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "mirage-loops-to-gpu"
+
+using namespace mlir;
+
+namespace mirage::detail {
+void simplify(Operation *root);
+} // namespace mirage::detail
+
+namespace {
+/// Full unrolling beyond this many copies per thread would bloat the code
+/// more than grouping saves.
+constexpr int64_t kMaxUnrolledCopies = 16;
+
+bool isWorkgroup(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  return m && nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(m);
+}
+
+/// scf.for %i = %tid.d to %ub step %n, %n = blockDims[d], %ub % %n == 0
+/// ==> scf.for %j = 0 to %ub / %n step 1 { %i = %tid.d + %j * %n; ... }
+struct NormalizeThreadStrideLoop : OpRewritePattern<scf::ForOp> {
+  NormalizeThreadStrideLoop(MLIRContext *ctx, ArrayRef<int64_t> blockDims)
+      : OpRewritePattern(ctx), blockDims(blockDims) {}
+
+  LogicalResult matchAndRewrite(scf::ForOp loop,
+                                PatternRewriter &rewriter) const override {
+    auto tid = loop.getLowerBound().getDefiningOp<gpu::ThreadIdOp>();
+    if (!tid)
+      return failure();
+    unsigned dim = static_cast<unsigned>(tid.getDimension());
+    if (dim >= blockDims.size())
+      return failure();
+    int64_t n = blockDims[dim];
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    if (!step || !ub || *step != n || *ub < 0 || *ub % n != 0)
+      return rewriter.notifyMatchFailure(loop, "not a whole-block stride");
+    Location loc = loop.getLoc();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value trips = arith::ConstantIndexOp::create(rewriter, loc, *ub / n);
+    auto newLoop = scf::ForOp::create(rewriter, loc, zero, trips, one,
+                                      loop.getInitArgs());
+    rewriter.setInsertionPointToStart(newLoop.getBody());
+    AffineExpr t, j;
+    bindDims(getContext(), t, j);
+    Value iv = affine::AffineApplyOp::create(
+        rewriter, loc, AffineMap::get(2, 0, t + j * n),
+        ValueRange{tid, newLoop.getInductionVar()});
+    SmallVector<Value> args{iv};
+    llvm::append_range(args, newLoop.getRegionIterArgs());
+    // The new body already holds its terminator; merge the old body in front.
+    rewriter.eraseOp(newLoop.getBody()->getTerminator());
+    rewriter.mergeBlocks(loop.getBody(), newLoop.getBody(), args);
+    rewriter.replaceOp(loop, newLoop.getResults());
+    return success();
+  }
+
+  SmallVector<int64_t> blockDims;
+};
+
+/// A global -> workgroup vector copy that createAsyncGroups can take.
+bool isCopy(vector::TransferWriteOp w) {
+  auto r = w.getVector().getDefiningOp<vector::TransferReadOp>();
+  return r && isWorkgroup(w.getBase().getType()) &&
+         !isWorkgroup(r.getBase().getType());
+}
+
+SmallVector<int64_t> launchBlockDims(func::FuncOp kernel) {
+  SmallVector<int64_t> dims{1, 1, 1};
+  kernel.walk([&](gpu::LaunchOp launch) {
+    std::array<Value, 3> sizes{launch.getBlockSizeX(), launch.getBlockSizeY(),
+                               launch.getBlockSizeZ()};
+    for (auto [i, v] : llvm::enumerate(sizes))
+      dims[i] = getConstantIntValue(v).value_or(-1);
+  });
+  return dims;
+}
+} // namespace
+
+void mirage::populateThreadStrideLoopNormalizationPatterns(
+    RewritePatternSet &patterns, ArrayRef<int64_t> blockDims) {
+  patterns.add<NormalizeThreadStrideLoop>(patterns.getContext(), blockDims);
+}
+
+void mirage::optimizeSharedMemoryCopies(func::FuncOp kernel, bool asyncCopies,
+                                        bool swizzle) {
+  MLIRContext *ctx = kernel.getContext();
+  if (asyncCopies) {
+    RewritePatternSet patterns(ctx);
+    populateThreadStrideLoopNormalizationPatterns(patterns,
+                                                  launchBlockDims(kernel));
+    (void)applyPatternsGreedily(kernel, std::move(patterns));
+    // Loops that directly hold a copy (the per-thread copy loops), collected
+    // before any unrolling so that the for-loop around a phase, which only
+    // holds copies once its inner loops are unrolled, is never picked.
+    SmallVector<scf::ForOp> copyLoops;
+    kernel.walk([&](vector::TransferWriteOp w) {
+      auto loop = dyn_cast<scf::ForOp>(w->getParentOp());
+      if (!loop || !isCopy(w) || llvm::is_contained(copyLoops, loop))
+        return;
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (trips && trips->getSExtValue() <= kMaxUnrolledCopies)
+        copyLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : copyLoops)
+      if (failed(loopUnrollFull(loop)))
+        LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] could not unroll " << loop
+                                << "\n");
+    detail::simplify(kernel);
+    IRRewriter rewriter(ctx);
+    nvgpu::createAsyncGroups(rewriter, kernel, /*bypassL1=*/true);
+    detail::simplify(kernel);
+  }
+  if (swizzle) {
+    SmallVector<memref::AllocOp> tiles;
+    kernel.walk([&](memref::AllocOp a) {
+      if (isWorkgroup(a.getType()))
+        tiles.push_back(a);
+    });
+    for (memref::AllocOp a : tiles)
+      if (failed(nvgpu::optimizeSharedMemoryReadsAndWrites(kernel,
+                                                           a.getMemref())))
+        LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] no swizzle for " << a
+                                << "\n");
+    detail::simplify(kernel);
+  }
+}

@@ -1,0 +1,193 @@
+//===- ToPTX.cpp - Stage 5: outline into one gpu.module, NVVM, PTX --------===//
+//
+// Outlining is done here rather than by gpu-kernel-outlining because the
+// launcher needs a fixed ABI: one gpu.module for all kernels, entry names
+// equal to the kernel function names, and parameters exactly the kernel's
+// memref arguments in order (the pass appends captured values in use order,
+// drops unused arguments and names entries <func>_kernel). Host code is
+// erased: the launcher sequences kernels from its manifest.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/LoopsToGPU.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
+
+#define DEBUG_TYPE "mirage-loops-to-gpu"
+
+using namespace mlir;
+
+static constexpr StringLiteral kGpuModuleName = "mirage_kernels_ptx";
+
+/// The CUDA toolkit root: `explicitPath` if set, else CUDA_ROOT, CUDA_HOME,
+/// CUDA_PATH (the variables the NVVM target itself reads), else
+/// /usr/local/cuda. Only libdevice is used from it.
+static std::string resolveCudaPath(StringRef explicitPath) {
+  if (!explicitPath.empty())
+    return explicitPath.str();
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *v = std::getenv(var); v && *v)
+      return v;
+  return "/usr/local/cuda";
+}
+
+/// Moves the gpu.launch of every kernel into one gpu.module as a gpu.func
+/// named like the kernel, with the workgroup globals it uses, and erases
+/// everything else of `kernels`.
+static FailureOr<gpu::GPUModuleOp> outlineKernels(ModuleOp kernels) {
+  MLIRContext *ctx = kernels.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(kernels.getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(b, kernels.getLoc(),
+                                            kGpuModuleName);
+  SymbolTable gpuSymbols(gpuModule);
+  SymbolTable hostSymbols(kernels);
+  for (func::FuncOp kernel : mirage::getMirageKernels(kernels)) {
+    auto launches = llvm::to_vector(kernel.getOps<gpu::LaunchOp>());
+    if (launches.size() != 1)
+      return kernel.emitError("expected exactly one gpu.launch in the kernel "
+                              "after GPU mapping, found ")
+             << launches.size();
+    gpu::LaunchOp launch = launches.front();
+    // Constants and other pure ops used by the launch are recomputed inside.
+    if (failed(sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
+          return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+        })))
+      return launch.emitError("could not sink values into the launch");
+    SmallVector<Value> operands(kernel.getArguments());
+    gpu::GPUFuncOp func =
+        outlineKernelFunc(launch, kernel.getName(), operands);
+    if (operands.size() != kernel.getNumArguments()) {
+      func.erase();
+      return launch.emitError("kernel body uses values other than the "
+                              "kernel's arguments, the PTX ABI would not be "
+                              "one pointer per memref argument");
+    }
+    gpuSymbols.insert(func);
+    if (func.getName() != kernel.getName())
+      return kernel.emitError("duplicate kernel name");
+    // Workgroup globals referenced by the body move into the gpu.module.
+    WalkResult r = func.walk([&](memref::GetGlobalOp g) {
+      if (gpuSymbols.lookup(g.getName()))
+        return WalkResult::advance();
+      auto global = hostSymbols.lookup<memref::GlobalOp>(g.getName());
+      if (!global) {
+        g.emitError("unknown global ") << g.getName();
+        return WalkResult::interrupt();
+      }
+      OpBuilder gb(ctx);
+      gb.setInsertionPointToStart(gpuModule.getBody());
+      gb.clone(*global);
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return failure();
+  }
+  // Host code (kernel funcs with their launches, the host graph function,
+  // globals now copied) is not part of the PTX.
+  for (Operation &op : llvm::make_early_inc_range(*kernels.getBody()))
+    if (&op != gpuModule.getOperation())
+      op.erase();
+  kernels->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                   UnitAttr::get(ctx));
+  return gpuModule;
+}
+
+FailureOr<std::string>
+mirage::outlineAndSerializeToPTX(ModuleOp kernels,
+                                 const GpuCodegenOptions &opts) {
+  FailureOr<gpu::GPUModuleOp> gpuModule = outlineKernels(kernels);
+  if (failed(gpuModule))
+    return failure();
+
+  MLIRContext *ctx = kernels.getContext();
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = opts.chip;
+  target.features = opts.features;
+  target.optLevel = opts.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  // Same order as upstream gpu-lower-to-nvvm-pipeline, restricted to the
+  // device module.
+  gpm.addPass(createConvertNVGPUToNVVMPass());
+  gpm.addPass(createConvertVectorToSCFPass());
+  gpm.addPass(createSCFToControlFlowPass());
+  gpm.addPass(memref::createExpandStridedMetadataPass());
+  gpm.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  // One .u64 parameter per memref (static shapes only).
+  nvvm.useBarePtrCallConv = true;
+  gpm.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  gpm.addPass(createConvertNVVMToLLVMPass());
+  gpm.addPass(createCanonicalizerPass());
+  gpm.addPass(createCSEPass());
+  gpm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(kernels)))
+    return failure();
+
+  // gpu.dynamic_shared_memory lowers to an *internal* zero-length .shared
+  // global, which NVPTX prints as a 1-byte static variable
+  // (`.shared .align 16 .b8 __dynamic_shmem__0;`, gpu-lowering.md 7.3), so
+  // the kernel would address past a static symbol. With external linkage it
+  // becomes the CUDA form `.extern .shared .align 16 .b8 name[];`, the base
+  // of the dynamic region.
+  (*gpuModule).walk([](LLVM::GlobalOp g) {
+    auto arr = dyn_cast<LLVM::LLVMArrayType>(g.getGlobalType());
+    if (arr && arr.getNumElements() == 0 &&
+        g.getAddrSpace() ==
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared))
+      g.setLinkage(LLVM::Linkage::External);
+  });
+
+  // Math functions lower to libdevice calls (__nv_expf, ...). The NVVM
+  // serialiser links libdevice only if it finds a CUDA toolkit, from the
+  // environment unless told, and otherwise leaves `.extern .func` calls in
+  // the PTX that no driver resolves. Use an explicit path and fail clearly.
+  std::string cuda = resolveCudaPath(opts.cudaPath);
+  std::string libdevice = cuda + "/nvvm/libdevice/libdevice.10.bc";
+  bool needsLibdevice = false;
+  (*gpuModule).walk([&](LLVM::LLVMFuncOp f) {
+    if (f.isExternal() && f.getName().starts_with("__nv_")) {
+      needsLibdevice = true;
+      LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] libdevice: " << f.getName()
+                              << "\n");
+    }
+  });
+  if (needsLibdevice && !llvm::sys::fs::exists(libdevice))
+    return kernels.emitError("kernels call libdevice math functions but ")
+           << libdevice
+           << " does not exist; set the CUDA toolkit path (cuda-path)";
+
+  PassManager binPm(ctx, ModuleOp::getOperationName());
+  GpuModuleToBinaryPassOptions bin;
+  bin.compilationTarget = "isa";
+  bin.toolkitPath = cuda;
+  binPm.addPass(createGpuModuleToBinaryPass(bin));
+  if (failed(binPm.run(kernels)))
+    return failure();
+
+  auto binary = kernels.lookupSymbol<gpu::BinaryOp>(kGpuModuleName);
+  if (!binary || binary.getObjects().size() != 1)
+    return kernels.emitError("internal: expected one gpu.binary object");
+  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  if (object.getFormat() != gpu::CompilationTarget::Assembly)
+    return kernels.emitError("internal: expected a PTX (isa) object");
+  return object.getObject().getValue().str();
+}
