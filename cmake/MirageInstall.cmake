@@ -35,6 +35,7 @@ set(MIRAGE_EXPORTED_LIBS
   MirageKernelToLoops
   MirageLoopsToCPU
   MirageLoopsToGPU
+  MirageKernelsToPTX
   MiragePipelines
 )
 

@@ -82,4 +82,47 @@ def MirageCheckOnCPU : Pass<"mirage-check-on-cpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
+  let summary = "write PTX and a mirage-run manifest for every kernel graph";
+  let description = [{
+    For every `mirage_kernel.graph` G: lowers it to loops (as
+    `mirage-lower-kernels-to-loops`), then through the GPU path
+    (`lowerLoopsToPTX`: blocks and threads, tensor cores, async copies,
+    shared memory, NVVM) to one PTX module, and writes into `output-dir`:
+
+    * `G.<chip>.ptx`: the kernels of G, entry names `G_k0`, `G_k1`, ...;
+    * `G.<chip>.manifest.json`: the launch plan for `mirage-run` (buffers with
+      role, dtype and shape; kernels with grid, block, dynamic shared memory
+      and arguments; the seed and the tolerance);
+    * `G.out<i>.f32` (when the graph is small enough, see
+      `expected-max-elements`): the float64 evaluator's outputs on the
+      manifest's seeded inputs, so `mirage-run` checks the GPU's results
+      against the host semantics.
+
+    A remark names the files. The IR is not changed. A graph that cannot be
+    lowered gets an error naming the op and the reason.
+
+    ```
+    $ mirage-opt g.mlir --mirage-kernels-to-ptx="chip=sm_90 output-dir=out" -o /dev/null
+    remark: graph 'rmsnorm_matmul_best': wrote out/rmsnorm_matmul_best.sm_90.ptx and out/rmsnorm_matmul_best.sm_90.manifest.json (1 kernel)
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "NVPTX target: sm_80 or sm_90">,
+    Option<"outputDir", "output-dir", "std::string", /*default=*/"\".\"",
+           "directory the PTX, manifests and expected outputs go to">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"1",
+           "seed of the inputs the expected outputs are computed on">,
+    Option<"expectedMaxElements", "expected-max-elements", "int64_t",
+           /*default=*/"4194304",
+           "write expected outputs only for graphs with at most this many "
+           "input and output elements (0: never)">,
+    Option<"asyncCopies", "async-copies", "bool", /*default=*/"true",
+           "turn 16-byte global-to-shared copies into cp.async">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "allow tf32 tensor cores for f32 matmuls">,
+  ];
+}
+
 #endif // MIRAGE_CONVERSION_CODEGENPASSES_TD

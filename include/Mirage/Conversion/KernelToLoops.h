@@ -68,6 +68,11 @@ std::optional<LaunchPlan> lowerGraphToLoops(const UGraph &g,
                                             const LoopLoweringOptions &options,
                                             std::string &error);
 
+/// The relative tolerance of lowered code (CPU or GPU) against the float64
+/// evaluator for outputs of type `t`: every stored tile rounds once to its
+/// storage type and sums are f32 (docs/Rationale/Lowering.md, "Tolerances").
+double loweredCodeTolerance(ElemType t);
+
 /// A valid symbol name for a graph: its name, or `graph<i>`, with characters
 /// other than [A-Za-z0-9_] replaced by '_'.
 std::string graphSymbolName(llvm::StringRef name, unsigned ordinal);

@@ -46,10 +46,6 @@ private:
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 
-/// The default relative tolerance of a CPU run against the float64
-/// evaluator for outputs of type `t` (docs/Rationale/Lowering.md).
-double cpuTolerance(ElemType t);
-
 } // namespace mirage
 
 #endif // MIRAGE_CONVERSION_LOOPSTOCPU_H

@@ -42,6 +42,20 @@ std::string mirage::graphSymbolName(StringRef name, unsigned ordinal) {
   return s;
 }
 
+double mirage::loweredCodeTolerance(ElemType t) {
+  switch (t) {
+  case ElemType::F16:
+    return 1e-2;
+  case ElemType::BF16:
+    return 6e-2;
+  case ElemType::F32:
+    return 1e-5;
+  case ElemType::F64:
+    return 1e-12;
+  }
+  return 1e-5;
+}
+
 std::optional<LaunchPlan>
 mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
                           Location loc, const LoopLoweringOptions &options,

@@ -109,7 +109,7 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
     ElemType worstType = ElemType::F32;
     for (size_t o = 0; o < ref.size(); ++o) {
       const HostBuffer &got = buffers[outputBuffer[o]];
-      double tol = tolerance > 0 ? (double)tolerance : cpuTolerance(got.type);
+      double tol = tolerance > 0 ? (double)tolerance : loweredCodeTolerance(got.type);
       double err = normwiseError(got, ref[o]);
       if (err < 0)
         return graph.emitError()

@@ -68,17 +68,3 @@ bool CpuExecutable::run(StringRef name, ArrayRef<void *> buffers,
   }
   return true;
 }
-
-double mirage::cpuTolerance(ElemType t) {
-  switch (t) {
-  case ElemType::F16:
-    return 1e-2;
-  case ElemType::BF16:
-    return 6e-2;
-  case ElemType::F32:
-    return 1e-5;
-  case ElemType::F64:
-    return 1e-12;
-  }
-  return 1e-5;
-}

@@ -1,0 +1,151 @@
+//===- KernelsToPTX.cpp - PTX, manifests and expected outputs per graph ---===//
+//
+// The end of the GPU code generator for a user: each kernel graph becomes a
+// PTX file and a manifest that `mirage-run` executes on a GPU machine that
+// has no MLIR, plus the host evaluator's outputs for small graphs. Each graph
+// is lowered in a module of its own; the user's IR is not changed.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/CodegenPasses.h"
+#include "Mirage/Conversion/KernelToLoops.h"
+#include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/RandomInputs.h"
+
+#include "Manifest.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGEKERNELSTOPTX
+#include "Mirage/Conversion/CodegenPasses.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+using namespace mirage;
+
+namespace {
+
+/// Writes `bytes` to `path`; an error message on failure.
+std::string writeFile(StringRef path, StringRef bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return "cannot write '" + path.str() + "': " + ec.message();
+  os << bytes;
+  os.close();
+  if (os.has_error())
+    return "cannot write '" + path.str() + "'";
+  return "";
+}
+
+struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.insert<func::FuncDialect, scf::SCFDialect, memref::MemRefDialect,
+                    arith::ArithDialect, math::MathDialect,
+                    vector::VectorDialect, affine::AffineDialect,
+                    gpu::GPUDialect>();
+    registerLoopsToGPUDependentDialects(registry);
+  }
+
+  LogicalResult emitGraph(kernel::GraphOp graph, unsigned ordinal) {
+    FailureOr<UGraph> g = kernel::importKernelGraph(graph);
+    if (failed(g))
+      return failure();
+    std::string name = graphSymbolName(
+        graph.getSymName() ? *graph.getSymName() : "", ordinal);
+    for (int32_t v : g->inputs)
+      if (g->values[v].type == ElemType::F64)
+        return graph.emitError()
+               << "graph '" << name
+               << "': f64 tensors have no GPU path (f16, bf16 and f32 do)";
+    OwningOpRef<ModuleOp> module = ModuleOp::create(graph.getLoc());
+    std::string error;
+    std::optional<LaunchPlan> plan = lowerGraphToLoops(
+        *g, name, *module, graph.getLoc(), LoopLoweringOptions(), error);
+    if (!plan)
+      return graph.emitError() << "cannot lower graph '" << name
+                               << "': " << error;
+    GpuCodegenOptions opts;
+    opts.chip = chip;
+    opts.asyncCopies = asyncCopies;
+    opts.tf32 = tf32;
+    FailureOr<PtxModule> ptx = lowerLoopsToPTX(*module, opts);
+    if (failed(ptx))
+      return graph.emitError() << "graph '" << name
+                               << "': the GPU lowering failed (see above)";
+
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return graph.emitError() << "cannot create '" << outputDir
+                               << "': " << ec.message();
+    auto path = [&](const std::string &file) {
+      SmallString<256> p(outputDir);
+      llvm::sys::path::append(p, file);
+      return std::string(p);
+    };
+    ManifestInfo info;
+    info.chip = chip;
+    info.seed = seed;
+    info.ptxFile = name + "." + chip + ".ptx";
+    for (const PtxKernelInfo &k : ptx->kernels)
+      info.dynamicSharedBytes[k.name] = k.dynamicSharedBytes;
+    for (int32_t o : g->outputs)
+      info.tolerance = std::max(info.tolerance,
+                                loweredCodeTolerance(g->values[o].type));
+
+    // Expected outputs from the float64 evaluator, for graphs small enough
+    // to evaluate here in moments.
+    int64_t elements = 0;
+    for (int32_t v : g->inputs)
+      elements += numElements(g->values[v].shape);
+    for (int32_t v : g->outputs)
+      elements += numElements(g->values[v].shape);
+    if (expectedMaxElements > 0 && elements <= expectedMaxElements) {
+      Float64Semantics sem;
+      Evaluator<Float64Semantics> eval(sem);
+      std::vector<Tensor<double>> outs = eval.run(*g, seededInputs(*g, seed));
+      for (size_t i = 0; i < outs.size(); ++i) {
+        std::string file = name + ".out" + std::to_string(i) + ".f32";
+        std::vector<float> values(outs[i].data.begin(), outs[i].data.end());
+        std::string err = writeFile(
+            path(file), StringRef(reinterpret_cast<const char *>(values.data()),
+                                  values.size() * sizeof(float)));
+        if (!err.empty())
+          return graph.emitError() << err;
+        info.expectedFiles.push_back(file);
+      }
+    }
+    std::string manifestFile = name + "." + chip + ".manifest.json";
+    for (auto [file, text] :
+         {std::pair<std::string, std::string>{info.ptxFile, ptx->ptx},
+          {manifestFile, writeManifest(*plan, info)}}) {
+      std::string err = writeFile(path(file), text);
+      if (!err.empty())
+        return graph.emitError() << err;
+    }
+    graph.emitRemark() << "graph '" << name << "': wrote "
+                       << path(info.ptxFile) << " and " << path(manifestFile)
+                       << " (" << plan->kernels.size() << " kernel"
+                       << (plan->kernels.size() == 1 ? "" : "s") << ")";
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<kernel::GraphOp> graphs;
+    getOperation().walk([&](kernel::GraphOp g) { graphs.push_back(g); });
+    bool ok = true;
+    unsigned ordinal = 0;
+    for (kernel::GraphOp g : graphs)
+      ok &= succeeded(emitGraph(g, ordinal++));
+    if (!ok)
+      signalPassFailure();
+  }
+};
+} // namespace

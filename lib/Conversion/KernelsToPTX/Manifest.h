@@ -1,0 +1,28 @@
+//===- Manifest.h - The launch manifest mirage-run reads --------*- C++ -*-===//
+#ifndef MIRAGE_LIB_CONVERSION_KERNELSTOPTX_MANIFEST_H
+#define MIRAGE_LIB_CONVERSION_KERNELSTOPTX_MANIFEST_H
+
+#include "Mirage/Conversion/KernelToLoops.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace mirage {
+
+struct ManifestInfo {
+  std::string chip;
+  std::string ptxFile;
+  uint64_t seed = 1;
+  double tolerance = 0;
+  /// Per output position: the expected-values file, or empty.
+  std::vector<std::string> expectedFiles;
+  /// Per kernel name: dynamic shared memory bytes.
+  llvm::StringMap<int64_t> dynamicSharedBytes;
+};
+
+/// The JSON text of a `mirage-run-manifest-1` manifest for `plan`
+/// (format: tools/mirage-run/README.md).
+std::string writeManifest(const LaunchPlan &plan, const ManifestInfo &info);
+
+} // namespace mirage
+
+#endif // MIRAGE_LIB_CONVERSION_KERNELSTOPTX_MANIFEST_H
