@@ -1,6 +1,9 @@
 //===- Pipelines.cpp - Registered Mirage pass pipelines -------------------===//
 #include "Mirage/Pipelines/Pipelines.h"
 #include "Mirage/Analysis/Passes.h"
+#include "Mirage/Conversion/CodegenPasses.h"
+#include "Mirage/Conversion/LoopsToCPU.h"
+#include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Conversion/Passes.h"
 #include "Mirage/Transforms/Passes.h"
 
@@ -27,7 +30,49 @@ void mirage::buildSuperoptimizePipeline(
   pm.addPass(createMirageVerifyEquivalence(vo));
 }
 
+void mirage::buildKernelsToCPUPipeline(OpPassManager &pm) {
+  pm.addPass(createMirageLowerKernelsToLoops());
+  buildLoopsToLLVMPipeline(pm.nest<ModuleOp>());
+}
+
+void mirage::buildKernelsToGPUPipeline(
+    OpPassManager &pm, const KernelsToGPUPipelineOptions &options) {
+  pm.addPass(createMirageLowerKernelsToLoops());
+  MirageLoopsToGPUOptions gpu;
+  gpu.chip = options.chip;
+  pm.nest<ModuleOp>().addPass(createMirageLoopsToGPU(gpu));
+}
+
+void mirage::buildSuperoptimizeToPTXPipeline(
+    OpPassManager &pm, const SuperoptimizeToPTXPipelineOptions &options) {
+  SuperoptimizePipelineOptions so;
+  so.target = options.target;
+  so.timeBudget = options.timeBudget;
+  so.cache = options.cache;
+  so.report = options.report;
+  buildSuperoptimizePipeline(pm, so);
+  MirageKernelsToPTXOptions ptx;
+  ptx.chip = options.chip;
+  ptx.outputDir = options.outputDir;
+  pm.addPass(createMirageKernelsToPTX(ptx));
+}
+
 void mirage::registerMiragePipelines() {
+  PassPipelineRegistration<>(
+      "mirage-kernels-to-cpu",
+      "lower every kernel graph to loops and the loops to LLVM for the host "
+      "(into the nested module @mirage_kernels)",
+      buildKernelsToCPUPipeline);
+  PassPipelineRegistration<KernelsToGPUPipelineOptions>(
+      "mirage-kernels-to-gpu",
+      "lower every kernel graph to loops and the loops to PTX (a gpu.binary "
+      "in the nested module @mirage_kernels)",
+      buildKernelsToGPUPipeline);
+  PassPipelineRegistration<SuperoptimizeToPTXPipelineOptions>(
+      "mirage-superoptimize-to-ptx",
+      "import linalg/TOSA, superoptimize, verify, and write PTX and "
+      "mirage-run manifests for every winner and its reference",
+      buildSuperoptimizeToPTXPipeline);
   PassPipelineRegistration<SuperoptimizePipelineOptions>(
       "mirage-superoptimize-pipeline",
       "import linalg/TOSA into kernel graphs, superoptimize them and verify "

@@ -8,8 +8,8 @@
 //
 // The pass collects all groups first and rewrites afterwards:
 //
-//  1. phases: every value of the body gets the phase of the semantics
-//     (iterator → in-loop, accum → after-loop, other ops: their operands');
+//  1. phases: every op gets its stage from the one phase rule
+//     (Semantics/BlockSchedule.h) on the imported block graph;
 //  2. groups: a union-find over the candidate ops joins a producer and a
 //     consumer when both have the same result shape and phase and the union
 //     stays convex (no path leaves the group and re-enters it, which would
@@ -25,6 +25,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Dialect/Block/IR/BlockDialect.h"
+#include "Mirage/Dialect/Block/IR/BlockUGraph.h"
+#include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/Target.h"
 #include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
 #include "Mirage/Transforms/Passes.h"
@@ -47,7 +50,7 @@ using namespace mirage;
 
 namespace {
 
-enum class Ph { Device, InLoop, AfterLoop, Saved, Mixed };
+enum class Ph { InLoop, AfterLoop, Saved, Mixed };
 
 bool isCandidate(Operation *op) {
   return isa<block::UnaryOp, block::BinaryOp, block::ThreadGraphOp>(op);
@@ -74,34 +77,27 @@ struct Grouper {
     return i;
   }
 
-  Ph phaseOfValue(Value v) {
-    if (Operation *d = v.getDefiningOp()) {
-      auto it = phase.find(d);
-      return it == phase.end() ? Ph::Mixed : it->second;
-    }
-    return Ph::Device;
-  }
-
-  void computePhases() {
-    for (Operation &op : body) {
-      Ph p;
-      if (isa<block::InputIteratorOp>(op))
-        p = Ph::InLoop;
-      else if (isa<block::AccumOp>(op))
-        p = Ph::AfterLoop;
-      else if (isa<block::OutputSaverOp>(op))
-        p = Ph::Saved;
-      else {
-        p = Ph::Mixed;
-        bool first = true;
-        for (Value v : op.getOperands()) {
-          Ph q = phaseOfValue(v);
-          if (first)
-            p = q;
-          else if (q != p)
-            p = Ph::Mixed;
-          first = false;
+  /// Phases from the one rule (BlockSchedule.h), read off the imported
+  /// block graph, whose ops are the body's ops in order.
+  void computePhases(const UGraph &graph) {
+    auto it = graph.ops.begin();
+    for (Operation &op : body.without_terminator()) {
+      Ph p = Ph::Mixed;
+      if (it != graph.ops.end()) {
+        switch (blockStage(graph, *it)) {
+        case BlockStage::Iterator:
+        case BlockStage::InLoop:
+          p = Ph::InLoop;
+          break;
+        case BlockStage::Accumulate:
+        case BlockStage::AfterLoop:
+          p = Ph::AfterLoop;
+          break;
+        case BlockStage::Save:
+          p = Ph::Saved;
+          break;
         }
+        ++it;
       }
       phase[&op] = p;
     }
@@ -159,8 +155,8 @@ struct Grouper {
   }
 
   /// Returns the groups (each in program order) of two or more ops.
-  SmallVector<SmallVector<Operation *>> run() {
-    computePhases();
+  SmallVector<SmallVector<Operation *>> run(const UGraph &graph) {
+    computePhases(graph);
     for (Operation &op : body)
       if (isCandidate(&op)) {
         Ph p = phase[&op];
@@ -321,8 +317,13 @@ struct FuseThreadGraphsPass
     IRRewriter rewriter(&getContext());
     for (kernel::CustomOp c : customs) {
       Block &body = c.getBody().front();
+      FailureOr<UGraph> graph = block::importBlockGraph(
+          c, c.getBody(), c.getGridDims(), c.getForloopRange(),
+          c.getTarget() ? *c.getTarget() : StringRef(kDefaultTarget));
+      if (failed(graph))
+        return signalPassFailure();
       Grouper grouper(body);
-      SmallVector<SmallVector<Operation *>> groups = grouper.run();
+      SmallVector<SmallVector<Operation *>> groups = grouper.run(*graph);
       if (groups.empty())
         continue;
       for (auto &g : groups)

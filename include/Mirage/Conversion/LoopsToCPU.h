@@ -22,7 +22,8 @@ class ExecutionEngine;
 namespace mirage {
 
 /// Rewrites workgroup `memref.alloc`s into `memref.alloca`s in the default
-/// memory space (one copy per block body, so no two blocks share a tile).
+/// memory space at the kernel function's entry: the blocks of the grid run
+/// one after another on the host and reuse one set of tiles.
 void convertWorkgroupTilesToStack(mlir::Operation *root);
 
 /// The passes that take a loop-level kernel module (anchored on it) to the

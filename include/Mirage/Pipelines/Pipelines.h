@@ -52,7 +52,55 @@ struct SuperoptimizePipelineOptions
 void buildSuperoptimizePipeline(mlir::OpPassManager &pm,
                                 const SuperoptimizePipelineOptions &options);
 
-/// Registers "mirage-superoptimize-pipeline".
+struct KernelsToGPUPipelineOptions
+    : public mlir::PassPipelineOptions<KernelsToGPUPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("NVPTX target: sm_80 or sm_90"),
+                           llvm::cl::init("sm_80")};
+};
+
+struct SuperoptimizeToPTXPipelineOptions
+    : public mlir::PassPipelineOptions<SuperoptimizeToPTXPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("NVPTX target: sm_80 or sm_90"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> outputDir{
+      *this, "output-dir",
+      llvm::cl::desc("directory for the PTX files, manifests and expected "
+                     "outputs"),
+      llvm::cl::init(".")};
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cost-model target: h100 or a100"),
+                             llvm::cl::init("h100")};
+  Option<double> timeBudget{*this, "time-budget",
+                            llvm::cl::desc("search seconds per graph"),
+                            llvm::cl::init(300)};
+  Option<std::string> cache{
+      *this, "cache",
+      llvm::cl::desc("result cache: empty (default file), 'off' or a path"),
+      llvm::cl::init("")};
+  Option<std::string> report{*this, "report",
+                             llvm::cl::desc("JSON report path"),
+                             llvm::cl::init("")};
+};
+
+/// mirage-lower-kernels-to-loops, then the host lowering of the nested
+/// kernel module to the LLVM dialect (bare-pointer calling convention).
+void buildKernelsToCPUPipeline(mlir::OpPassManager &pm);
+
+/// mirage-lower-kernels-to-loops, then mirage-loops-to-gpu on the nested
+/// kernel module: the PTX of every graph in a gpu.binary.
+void buildKernelsToGPUPipeline(mlir::OpPassManager &pm,
+                               const KernelsToGPUPipelineOptions &options);
+
+/// The superoptimize pipeline (import, search, fusion, verification), then
+/// mirage-kernels-to-ptx: PTX, manifests and expected outputs on disk for
+/// the winners and their references.
+void buildSuperoptimizeToPTXPipeline(
+    mlir::OpPassManager &pm, const SuperoptimizeToPTXPipelineOptions &options);
+
+/// Registers "mirage-superoptimize-pipeline", "mirage-kernels-to-cpu",
+/// "mirage-kernels-to-gpu" and "mirage-superoptimize-to-ptx".
 void registerMiragePipelines();
 
 } // namespace mirage

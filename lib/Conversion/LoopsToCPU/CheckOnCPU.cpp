@@ -17,6 +17,7 @@
 
 #include "llvm/Support/Format.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include <cmath>
@@ -97,8 +98,12 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
     }
     for (HostBuffer &b : buffers)
       args.push_back(b.data());
+    auto start = std::chrono::steady_clock::now();
     if (!exe->run(name, args, error))
       return graph.emitError() << "graph '" << name << "': " << error;
+    double runMs = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
 
     // The reference sees the inputs as the kernels saw them: rounded to the
     // input dtype (exact for the seeded values, which are multiples of 2^-7).
@@ -133,7 +138,8 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
                        << elemTypeName(worstType) << " tolerance "
                        << sci(worstTol, 0) << ", "
                        << plan->kernels.size() << " kernel"
-                       << (plan->kernels.size() == 1 ? "" : "s") << ")";
+                       << (plan->kernels.size() == 1 ? "" : "s") << ", ran in "
+                       << sci(runMs, 2) << " ms)";
     return success();
   }
 

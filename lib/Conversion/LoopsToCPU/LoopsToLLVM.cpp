@@ -32,7 +32,12 @@ void mirage::convertWorkgroupTilesToStack(Operation *root) {
         allocs.push_back(a);
   });
   for (memref::AllocOp a : allocs) {
-    OpBuilder b(a);
+    // At the function's entry, not in the block body: the grid becomes a
+    // loop, and an alloca per iteration would grow the stack by the tiles of
+    // every block. Blocks run one after another, so one set serves all.
+    auto fn = a->getParentOfType<func::FuncOp>();
+    OpBuilder b = fn ? OpBuilder::atBlockBegin(&fn.getBody().front())
+                     : OpBuilder(a);
     MemRefType t = MemRefType::get(a.getType().getShape(),
                                    a.getType().getElementType());
     Value stack = memref::AllocaOp::create(b, a.getLoc(), t);
