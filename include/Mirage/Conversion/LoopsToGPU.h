@@ -57,9 +57,11 @@ struct GpuCodegenOptions {
   std::string features = "+ptx80";
   /// LLVM optimisation level of the NVPTX back end.
   int optLevel = 3;
-  /// Map f32 contractions onto tf32 tensor cores (lower precision); off:
-  /// they become FMA loops.
+  /// Map f32 warp contractions onto tf32 tensor cores (lower precision);
+  /// off, they are rejected (the loop IR emits f32 graphs as FMA loops).
   bool tf32 = false;
+  /// Let f32 multiply-adds fuse into fma.rn (nvcc's default -fmad=true).
+  bool fmaContraction = true;
   /// Stage 3: global->shared 16-byte copies become cp.async groups.
   bool asyncCopies = true;
   /// Stage 3: XOR-swizzle shared tiles read by ldmatrix.
@@ -117,10 +119,12 @@ llvm::SmallVector<mlir::func::FuncOp> getMirageKernels(mlir::ModuleOp module);
 mlir::LogicalResult mapKernelToGPU(mlir::func::FuncOp kernel);
 
 /// Stage 2: maps every vector.contract of `kernel` to tensor cores (f16, bf16,
-/// f32 with tf32) or to FMA (f32), and fails with an error on the contract if
-/// an f16/bf16 contraction cannot be mapped.
+/// f32 with tf32), and fails with an error on the contract if one cannot be
+/// mapped. With `fmaContraction`, scalar f32 mulf/addf/subf get
+/// fastmath<contract> so that they fuse to fma.rn.
 mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
-                                                  bool tf32);
+                                                  bool tf32,
+                                                  bool fmaContraction = true);
 
 /// Stage 3: cp.async for 16-byte global->shared copies and XOR swizzling of
 /// shared tiles. Never fails: copies that do not fit stay synchronous.

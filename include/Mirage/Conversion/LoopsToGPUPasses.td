@@ -98,6 +98,8 @@ def MirageLoopsToGPU : Pass<"mirage-loops-to-gpu", "::mlir::ModuleOp"> {
     Option<"optLevel", "O", "int", "3", "NVPTX optimisation level">,
     Option<"tf32", "tf32", "bool", "false",
            "map f32 contractions to tf32 tensor cores">,
+    Option<"fma", "fma", "bool", "true",
+           "let f32 multiply-adds fuse into fma.rn (like nvcc -fmad=true)">,
     Option<"asyncCopies", "async-copies", "bool", "true",
            "16-byte global-to-shared copies become cp.async">,
     Option<"swizzle", "swizzle", "bool", "true",

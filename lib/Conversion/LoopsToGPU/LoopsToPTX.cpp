@@ -91,7 +91,8 @@ FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
   if (last == Stage::Map)
     return result;
   for (func::FuncOp k : funcs)
-    if (failed(mirage::convertContractsToTensorCores(k, opts.tf32)))
+    if (failed(mirage::convertContractsToTensorCores(k, opts.tf32,
+                                                     opts.fmaContraction)))
       return failure();
   if (last == Stage::Mma)
     return result;
@@ -161,6 +162,7 @@ struct LoopsToGPUPass : mirage::impl::MirageLoopsToGPUBase<LoopsToGPUPass> {
     opts.features = features;
     opts.optLevel = optLevel;
     opts.tf32 = tf32;
+    opts.fmaContraction = fma;
     opts.asyncCopies = asyncCopies;
     opts.swizzleSharedMemory = swizzle;
     opts.maxStaticSharedBytes = maxStaticSharedBytes;
