@@ -96,9 +96,13 @@ FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
       return failure();
   if (last == Stage::Mma)
     return result;
-  for (func::FuncOp k : funcs)
+  for (func::FuncOp k : funcs) {
     mirage::optimizeSharedMemoryCopies(k, opts.asyncCopies,
                                        opts.swizzleSharedMemory);
+    if (opts.asyncCopies &&
+        failed(mirage::pipelineSharedMemoryCopies(k, opts.pipelineDepth)))
+      return failure();
+  }
   if (last == Stage::Copies)
     return result;
   for (auto [k, info] : llvm::zip(funcs, result.kernels)) {
@@ -165,6 +169,7 @@ struct LoopsToGPUPass : mirage::impl::MirageLoopsToGPUBase<LoopsToGPUPass> {
     opts.fmaContraction = fma;
     opts.asyncCopies = asyncCopies;
     opts.swizzleSharedMemory = swizzle;
+    opts.pipelineDepth = pipelineDepth;
     opts.maxStaticSharedBytes = maxStaticSharedBytes;
     opts.cudaPath = cudaPath;
     FailureOr<mirage::PtxModule> ptx = lowerInPlace(module, opts, *last);
