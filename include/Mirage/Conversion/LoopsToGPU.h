@@ -166,6 +166,12 @@ llvm::FailureOr<std::string> outlineAndSerializeToPTX(
 void populateThreadStrideLoopNormalizationPatterns(
     mlir::RewritePatternSet &patterns, llvm::ArrayRef<int64_t> blockDims);
 
+/// Lowers the vector.transfer_read/write that no GPU-specific stage took
+/// (n-D ones fully unrolled to 1-D, then vector.load/store), since
+/// convert-gpu-to-nvvm has no lowering for transfers.
+void populateVectorTransferToLoadStorePatterns(
+    mlir::RewritePatternSet &patterns);
+
 /// Lowers `nvgpu.mma.sync` with bf16 multiplicands (which upstream
 /// NVGPUToNVVM cannot lower in LLVM 22) to `nvvm.mma.sync` on i32-packed
 /// bf16 pairs. Works before the LLVM conversion: operands stay builtin

@@ -65,6 +65,14 @@
 // PIPE-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PIPE-NOT: mma.sync
 
+// Without cp.async the copies are plain 16-byte loads and stores.
+// RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 async-copies=false ptx-file=%t.sync.ptx}))' -o /dev/null
+// RUN: FileCheck %s --input-file=%t.sync.ptx --check-prefix=SYNC
+// RUN: not grep -q cp.async %t.sync.ptx
+// SYNC: ld.global.v4.b32
+// SYNC: st.shared.v4.b32
+// SYNC-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
 // ptxas: see ptxas.mlir.
 
 module {
