@@ -132,6 +132,17 @@ mirage::outlineAndSerializeToPTX(ModuleOp kernels,
     return failure();
 
   MLIRContext *ctx = kernels.getContext();
+  // The malloc trap (gpu-lowering.md 2.2): a memref.alloc left in a kernel
+  // becomes a per-thread malloc without any error from the conversion
+  // (memref.alloca, per-thread local memory, is fine).
+  WalkResult alloc = (*gpuModule).walk([](memref::AllocOp op) {
+    op->emitError("memref.alloc inside a GPU kernel would become a "
+                  "per-thread malloc; workgroup buffers must be placed by "
+                  "mirage-workgroup-alloc-to-global");
+    return WalkResult::interrupt();
+  });
+  if (alloc.wasInterrupted())
+    return failure();
   // Transfers that did not become cp.async, ldmatrix or fragment loads
   // (copies with async-copies off, copies other than 16 bytes, stores to
   // global) have no LLVM lowering in convert-gpu-to-nvvm.
