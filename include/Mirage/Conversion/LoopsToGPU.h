@@ -11,7 +11,8 @@
 //   2. TensorCores.cpp    vector.contract -> nvgpu.ldmatrix + mma.sync (f16),
 //                         BF16MmaSync.cpp: bf16 -> nvvm.mma.sync
 //   3. AsyncCopies.cpp    16-byte global->shared copies -> cp.async groups,
-//                         XOR-swizzled shared tiles
+//                         XOR-swizzled shared tiles; Pipelining.cpp:
+//                         multi-stage cp.async pipelines
 //   4. WorkgroupAllocToGlobal.cpp  workgroup allocs -> .shared globals or
 //                         views of dynamic shared memory
 //   5. ToPTX.cpp          outlining into one gpu.module, NVVM, PTX
@@ -57,13 +58,18 @@ struct GpuCodegenOptions {
   std::string features = "+ptx80";
   /// LLVM optimisation level of the NVPTX back end.
   int optLevel = 3;
-  /// Map f32 contractions onto tf32 tensor cores (lower precision); off:
-  /// they become FMA loops.
+  /// Map f32 warp contractions onto tf32 tensor cores (lower precision);
+  /// off, they are rejected (the loop IR emits f32 graphs as FMA loops).
   bool tf32 = false;
+  /// Let f32 multiply-adds fuse into fma.rn (nvcc's default -fmad=true).
+  bool fmaContraction = true;
   /// Stage 3: global->shared 16-byte copies become cp.async groups.
   bool asyncCopies = true;
   /// Stage 3: XOR-swizzle shared tiles read by ldmatrix.
   bool swizzleSharedMemory = true;
+  /// Stage 3b: stages of the cp.async software pipeline of the for-loop
+  /// (1: off). Multiplies the shared memory of the copied tiles.
+  unsigned pipelineDepth = 1;
   /// Above this many bytes of workgroup buffers a kernel uses dynamic shared
   /// memory (ptxas rejects more than 48 KiB of static .shared data).
   int64_t maxStaticSharedBytes = 48 * 1024;
@@ -117,15 +123,23 @@ llvm::SmallVector<mlir::func::FuncOp> getMirageKernels(mlir::ModuleOp module);
 mlir::LogicalResult mapKernelToGPU(mlir::func::FuncOp kernel);
 
 /// Stage 2: maps every vector.contract of `kernel` to tensor cores (f16, bf16,
-/// f32 with tf32) or to FMA (f32), and fails with an error on the contract if
-/// an f16/bf16 contraction cannot be mapped.
+/// f32 with tf32), and fails with an error on the contract if one cannot be
+/// mapped. With `fmaContraction`, scalar f32 mulf/addf/subf get
+/// fastmath<contract> so that they fuse to fma.rn.
 mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
-                                                  bool tf32);
+                                                  bool tf32,
+                                                  bool fmaContraction = true);
 
 /// Stage 3: cp.async for 16-byte global->shared copies and XOR swizzling of
 /// shared tiles. Never fails: copies that do not fit stay synchronous.
 void optimizeSharedMemoryCopies(mlir::func::FuncOp kernel, bool asyncCopies,
                                 bool swizzle);
+
+/// Stage 3b: for-loops whose shared tiles are all filled by cp.async keep
+/// `depth - 1` tile loads in flight (multi-buffered tiles, peeled epilogue).
+/// depth < 2 does nothing. Loops that do not qualify are left alone.
+mlir::LogicalResult pipelineSharedMemoryCopies(mlir::func::FuncOp kernel,
+                                               unsigned depth);
 
 /// Stage 4: replaces the workgroup memref.allocs of `kernel` by module-level
 /// workgroup memref.globals, or, when their total exceeds `maxStaticBytes`,
@@ -151,6 +165,12 @@ llvm::FailureOr<std::string> outlineAndSerializeToPTX(
 /// fully unrolled. `blockDims` are the launch's block sizes.
 void populateThreadStrideLoopNormalizationPatterns(
     mlir::RewritePatternSet &patterns, llvm::ArrayRef<int64_t> blockDims);
+
+/// Lowers the vector.transfer_read/write that no GPU-specific stage took
+/// (n-D ones fully unrolled to 1-D, then vector.load/store), since
+/// convert-gpu-to-nvvm has no lowering for transfers.
+void populateVectorTransferToLoadStorePatterns(
+    mlir::RewritePatternSet &patterns);
 
 /// Lowers `nvgpu.mma.sync` with bf16 multiplicands (which upstream
 /// NVGPUToNVVM cannot lower in LLVM 22) to `nvvm.mma.sync` on i32-packed

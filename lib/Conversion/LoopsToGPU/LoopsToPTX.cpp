@@ -91,13 +91,18 @@ FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
   if (last == Stage::Map)
     return result;
   for (func::FuncOp k : funcs)
-    if (failed(mirage::convertContractsToTensorCores(k, opts.tf32)))
+    if (failed(mirage::convertContractsToTensorCores(k, opts.tf32,
+                                                     opts.fmaContraction)))
       return failure();
   if (last == Stage::Mma)
     return result;
-  for (func::FuncOp k : funcs)
+  for (func::FuncOp k : funcs) {
     mirage::optimizeSharedMemoryCopies(k, opts.asyncCopies,
                                        opts.swizzleSharedMemory);
+    if (opts.asyncCopies &&
+        failed(mirage::pipelineSharedMemoryCopies(k, opts.pipelineDepth)))
+      return failure();
+  }
   if (last == Stage::Copies)
     return result;
   for (auto [k, info] : llvm::zip(funcs, result.kernels)) {
@@ -161,8 +166,10 @@ struct LoopsToGPUPass : mirage::impl::MirageLoopsToGPUBase<LoopsToGPUPass> {
     opts.features = features;
     opts.optLevel = optLevel;
     opts.tf32 = tf32;
+    opts.fmaContraction = fma;
     opts.asyncCopies = asyncCopies;
     opts.swizzleSharedMemory = swizzle;
+    opts.pipelineDepth = pipelineDepth;
     opts.maxStaticSharedBytes = maxStaticSharedBytes;
     opts.cudaPath = cudaPath;
     FailureOr<mirage::PtxModule> ptx = lowerInPlace(module, opts, *last);

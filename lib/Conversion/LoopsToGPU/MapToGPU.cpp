@@ -110,6 +110,15 @@ LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
   LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] mapped " << kernel.getName()
                           << "\n");
 
+  // The mapping syncs after every phase, the last one included; a barrier
+  // right before the kernel ends orders nothing.
+  kernel.walk([](gpu::LaunchOp launch) {
+    Block &body = launch.getBody().back();
+    Operation *term = body.getTerminator();
+    if (auto barrier = dyn_cast_or_null<gpu::BarrierOp>(term->getPrevNode()))
+      barrier.erase();
+  });
+
   // Index math of the warp phases depends only on thread ids: hoist it so
   // that the accumulator transfers have loop-invariant indices.
   detail::simplify(kernel);

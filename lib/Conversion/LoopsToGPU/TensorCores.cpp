@@ -306,8 +306,24 @@ LogicalResult restoreBF16(func::FuncOp kernel,
 }
 } // namespace
 
+/// Without `contract`, arith.mulf + arith.addf lower to mul.rn + add.rn and
+/// ptxas may not fuse them (gpu-lowering.md 2.2); nvcc fuses by default
+/// (-fmad=true), and so do we, for the f32 thread-phase loops.
+static void allowFMAContraction(func::FuncOp kernel) {
+  kernel.walk([](Operation *op) {
+    if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op))
+      return;
+    auto fm = cast<arith::ArithFastMathInterface>(op);
+    arith::FastMathFlags flags = fm.getFastMathFlagsAttr().getValue();
+    op->setAttr(fm.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(
+                    op->getContext(), flags | arith::FastMathFlags::contract));
+  });
+}
+
 LogicalResult mirage::convertContractsToTensorCores(func::FuncOp kernel,
-                                                    bool tf32) {
+                                                    bool tf32,
+                                                    bool fmaContraction) {
   SmallVector<vector::ContractionOp> contracts, bf16;
   kernel.walk([&](vector::ContractionOp c) { contracts.push_back(c); });
   bool failed = false;
@@ -402,6 +418,8 @@ LogicalResult mirage::convertContractsToTensorCores(func::FuncOp kernel,
   if (mlir::failed(applyPatternsGreedily(kernel, std::move(bf16Lowering))))
     return kernel.emitError("lowering bf16 mma.sync failed");
   detail::simplify(kernel);
+  if (fmaContraction)
+    allowFMAContraction(kernel);
   LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << contracts.size()
                           << " contractions on tensor cores ("
                           << bf16.size() << " bf16) in " << kernel.getName()

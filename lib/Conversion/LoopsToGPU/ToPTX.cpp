@@ -13,6 +13,9 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -109,6 +112,18 @@ static FailureOr<gpu::GPUModuleOp> outlineKernels(ModuleOp kernels) {
   return gpuModule;
 }
 
+void mirage::populateVectorTransferToLoadStorePatterns(
+    RewritePatternSet &patterns) {
+  // n-D transfers unrolled into 1-D ones (no local-memory staging buffer),
+  // permutations made explicit, then 1-D in-bounds transfers become
+  // vector.load/store.
+  populateVectorToSCFConversionPatterns(
+      patterns, VectorTransferToSCFOptions().enableFullUnroll());
+  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  vector::populateVectorTransferLoweringPatterns(patterns,
+                                                 /*maxTransferRank=*/1);
+}
+
 FailureOr<std::string>
 mirage::outlineAndSerializeToPTX(ModuleOp kernels,
                                  const GpuCodegenOptions &opts) {
@@ -117,6 +132,45 @@ mirage::outlineAndSerializeToPTX(ModuleOp kernels,
     return failure();
 
   MLIRContext *ctx = kernels.getContext();
+  // The malloc trap (gpu-lowering.md 2.2): a memref.alloc left in a kernel
+  // becomes a per-thread malloc without any error from the conversion
+  // (memref.alloca, per-thread local memory, is fine).
+  WalkResult alloc = (*gpuModule).walk([](memref::AllocOp op) {
+    op->emitError("memref.alloc inside a GPU kernel would become a "
+                  "per-thread malloc; workgroup buffers must be placed by "
+                  "mirage-workgroup-alloc-to-global");
+    return WalkResult::interrupt();
+  });
+  if (alloc.wasInterrupted())
+    return failure();
+  // Transfers that did not become cp.async, ldmatrix or fragment loads
+  // (copies with async-copies off, copies other than 16 bytes, stores to
+  // global) have no LLVM lowering in convert-gpu-to-nvvm.
+  llvm::SmallPtrSet<Operation *, 32> before;
+  (*gpuModule).walk([&](Operation *op) {
+    if (isa<vector::LoadOp, vector::StoreOp>(op))
+      before.insert(op);
+  });
+  RewritePatternSet transfers(ctx);
+  mirage::populateVectorTransferToLoadStorePatterns(transfers);
+  if (failed(applyPatternsGreedily(*gpuModule, std::move(transfers))))
+    return gpuModule->emitError("lowering vector transfers failed");
+  // Their loads and stores would get element alignment and become scalar
+  // accesses. The loop IR emits power-of-two-sized copies at multiples of
+  // their size (the same assumption cp.async makes), so say so, up to the
+  // 16 bytes of the widest PTX access.
+  (*gpuModule).walk([&](Operation *op) {
+    if (!isa<vector::LoadOp, vector::StoreOp>(op) || before.contains(op))
+      return;
+    VectorType vt = isa<vector::LoadOp>(op)
+                        ? cast<vector::LoadOp>(op).getVectorType()
+                        : cast<vector::StoreOp>(op).getVectorType();
+    int64_t bytes = vt.getNumElements() * vt.getElementTypeBitWidth() / 8;
+    if (vt.getRank() == 1 && bytes >= 4 && llvm::isPowerOf2_64(bytes))
+      op->setAttr("alignment", IntegerAttr::get(IntegerType::get(ctx, 64),
+                                                std::min<int64_t>(bytes, 16)));
+  });
+
   PassManager pm(ctx, ModuleOp::getOperationName());
   GpuNVVMAttachTargetOptions target;
   target.chip = opts.chip;
@@ -127,7 +181,6 @@ mirage::outlineAndSerializeToPTX(ModuleOp kernels,
   // Same order as upstream gpu-lower-to-nvvm-pipeline, restricted to the
   // device module.
   gpm.addPass(createConvertNVGPUToNVVMPass());
-  gpm.addPass(createConvertVectorToSCFPass());
   gpm.addPass(createSCFToControlFlowPass());
   gpm.addPass(memref::createExpandStridedMetadataPass());
   gpm.addPass(createLowerAffinePass());

@@ -2,14 +2,17 @@
 // (math.exp lowers to libdevice, which comes with the CUDA toolkit that
 // provides ptxas.)
 
-// An f32 element-wise kernel (z = silu(x) * y + x): no warp phase, 16-byte
-// copies of f32 tiles (vector<4xf32>) to shared memory, then a thread phase
-// with scalar f32 math. Scalar addf/mulf/negf must not disturb the tensor-core
-// stage (upstream's vector-to-nvgpu seeds on them and fails).
+// Two f32 element-wise kernels in one module, both end up in one PTX module.
+// G_k0 (z = silu(x) * y + x): no warp phase, 16-byte copies of f32 tiles
+// (vector<4xf32>) to shared memory, then a thread phase with scalar f32 math.
+// Scalar addf/mulf/negf must not disturb the tensor-core stage (upstream's
+// vector-to-nvgpu seeds on them and fails). G_k1 (z = 2x + y) works on
+// global memory directly; its multiply-add becomes one fma.rn.
 
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 ptx-file=%t.ptx}))' | FileCheck %s --check-prefix=BIN
-// BIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 16384>}}
+// BIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 16384>, G_k1 = array<i64: 0, 0>}}
 // BIN-SAME: .visible .entry G_k0(
+// BIN-SAME: .visible .entry G_k1(
 
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PTX
 // RUN: not grep -q malloc %t.ptx
@@ -20,6 +23,12 @@
 // PTX: bar.sync 0;
 // PTX: ld.shared.b32
 // PTX: ex2.approx
+// PTX: st.global.b32
+// PTX-NOT: mma.sync
+// PTX: .visible .entry G_k1(
+// PTX: ld.global.b32
+// PTX: ld.global.b32
+// PTX: fma.rn.f32 {{.*}}, 0f40000000,
 // PTX: st.global.b32
 // PTX-NOT: mma.sync
 
@@ -67,9 +76,28 @@ module {
       } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
       return
     }
+    func.func @G_k1(%a0: memref<512x512xf32>, %a1: memref<512x512xf32>, %a2: memref<512x512xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 512, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+      scf.forall (%bx, %by, %bz) in (512, 1, 1) {
+        scf.forall (%t) in (128) {
+          %c128 = arith.constant 128 : index
+          %c512 = arith.constant 512 : index
+          %two = arith.constant 2.000000e+00 : f32
+          scf.for %i = %t to %c512 step %c128 {
+            %x = memref.load %a0[%bx, %i] : memref<512x512xf32>
+            %y = memref.load %a1[%bx, %i] : memref<512x512xf32>
+            %m = arith.mulf %x, %two : f32
+            %z = arith.addf %m, %y : f32
+            memref.store %z, %a2[%bx, %i] : memref<512x512xf32>
+          }
+        } {mapping = [#gpu.thread<x>]}
+      } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
+      return
+    }
     func.func @G(%a0: memref<512x512xf32>, %a1: memref<512x512xf32>) -> memref<512x512xf32> {
+      %t = memref.alloc() : memref<512x512xf32>
       %o = memref.alloc() : memref<512x512xf32>
-      call @G_k0(%a0, %a1, %o) : (memref<512x512xf32>, memref<512x512xf32>, memref<512x512xf32>) -> ()
+      call @G_k0(%a0, %a1, %t) : (memref<512x512xf32>, memref<512x512xf32>, memref<512x512xf32>) -> ()
+      call @G_k1(%t, %a1, %o) : (memref<512x512xf32>, memref<512x512xf32>, memref<512x512xf32>) -> ()
       return %o : memref<512x512xf32>
     }
   }

@@ -86,3 +86,25 @@ module {
     }
   }
 }
+
+// -----
+
+// A buffer in the default memory space inside the block forall has no
+// placement; the conversion would turn it into a per-thread malloc.
+// CHECK: error: memref.alloc inside a GPU kernel would become a per-thread malloc; workgroup buffers must be placed by mirage-workgroup-alloc-to-global
+module {
+  builtin.module @mirage_kernels {
+    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 1, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+      scf.forall (%bx, %by, %bz) in (1, 1, 1) {
+        %tmp = memref.alloc() : memref<128xf32>
+        scf.forall (%t) in (128) {
+          %x = memref.load %a0[%t] : memref<128xf32>
+          memref.store %x, %tmp[%t] : memref<128xf32>
+          %y = memref.load %tmp[%t] : memref<128xf32>
+          memref.store %y, %a0[%t] : memref<128xf32>
+        } {mapping = [#gpu.thread<x>]}
+      } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
+      return
+    }
+  }
+}
