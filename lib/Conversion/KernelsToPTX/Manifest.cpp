@@ -5,6 +5,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mirage;
+using llvm::StringRef;
 
 static llvm::json::Array shapeArray(llvm::ArrayRef<int64_t> s) {
   llvm::json::Array a;
@@ -52,18 +53,29 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
          it == info.dynamicSharedBytes.end() ? 0 : it->second},
         {"args", std::move(args)}});
   }
-  llvm::json::Object m{{"format", "mirage-run-manifest-1"},
-                       {"graph", plan.graph},
-                       {"chip", info.chip},
-                       {"ptx", info.ptxFile},
-                       {"seed", (int64_t)info.seed},
-                       {"tolerance", info.tolerance},
-                       {"buffers", std::move(buffers)},
-                       {"kernels", std::move(kernels)}};
-  if (!plan.reference.empty())
-    m["reference"] = plan.reference;
+  // One buffer and one kernel per line: readable and diffable.
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(m))) << "\n";
+  auto field = [&](StringRef key, llvm::json::Value v, bool last = false) {
+    os << "  " << llvm::json::Value(key) << ": " << v << (last ? "\n" : ",\n");
+  };
+  auto list = [&](StringRef key, llvm::json::Array &items, bool last) {
+    os << "  " << llvm::json::Value(key) << ": [\n";
+    for (size_t i = 0; i < items.size(); ++i)
+      os << "    " << items[i] << (i + 1 < items.size() ? ",\n" : "\n");
+    os << "  ]" << (last ? "\n" : ",\n");
+  };
+  os << "{\n";
+  field("format", "mirage-run-manifest-1");
+  field("graph", plan.graph);
+  if (!plan.reference.empty())
+    field("reference", plan.reference);
+  field("chip", info.chip);
+  field("ptx", info.ptxFile);
+  field("seed", (int64_t)info.seed);
+  field("tolerance", info.tolerance);
+  list("buffers", buffers, false);
+  list("kernels", kernels, true);
+  os << "}\n";
   return out;
 }

@@ -1,0 +1,39 @@
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: mirage-opt %mirage_src_root/test/Workloads/gqa.mlir --mirage-kernels-to-ptx="chip=sm_80 output-dir=%t" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s --check-prefix=MANIFEST --input-file=%t/gqa_best.sm_80.manifest.json
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/gqa_best.sm_80.ptx
+// RUN: wc -c < %t/gqa_best.out0.f32 | FileCheck %s --check-prefix=SIZE
+// RUN: mirage-run %t/gqa_best.sm_80.manifest.json --reference %t/gqa_ref.sm_80.manifest.json --dry-run | FileCheck %s --check-prefix=LAUNCH
+//
+// The split-KV GQA μGraph and its unfused reference become PTX, a manifest
+// that mirage-run accepts (two kernels, a temporary pair between them, the
+// seed and the f16 tolerance) and the float64 evaluator's expected output
+// (2·16·8 f32 values).
+
+// REMARK: remark: graph 'gqa_ref': wrote {{.*}}gqa_ref.sm_80.ptx and {{.*}}gqa_ref.sm_80.manifest.json (5 kernels)
+// REMARK: remark: graph 'gqa_best': wrote {{.*}}gqa_best.sm_80.ptx and {{.*}}gqa_best.sm_80.manifest.json (2 kernels)
+
+// MANIFEST: "format": "mirage-run-manifest-1",
+// MANIFEST: "graph": "gqa_best",
+// MANIFEST: "reference": "gqa_ref",
+// MANIFEST: "chip": "sm_80",
+// MANIFEST: "ptx": "gqa_best.sm_80.ptx",
+// MANIFEST: "seed": 1,
+// MANIFEST: "tolerance": 0.01,
+// MANIFEST: {"dtype":"f16","input_index":0,"name":"in0","role":"input","shape":[2,16,8]},
+// MANIFEST: {"dtype":"f16","expected":"gqa_best.out0.f32","name":"out0","output_index":0,"role":"output","shape":[2,16,8]},
+// MANIFEST: {"dtype":"f16","name":"t4","role":"temp","shape":[2,16,32]},
+// MANIFEST: {"args":[0,1,2,4,5],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,4,2],"name":"gqa_best_k0"},
+// MANIFEST: {"args":[4,5,3],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,2,1],"name":"gqa_best_k1"}
+
+// PTX: .version 8.0
+// PTX: .target sm_80
+// PTX: .visible .entry gqa_best_k0(
+// PTX-COUNT-5: .param .u64
+// PTX: .visible .entry gqa_best_k1(
+// PTX-NOT: malloc
+
+// SIZE: 1024
+
+// LAUNCH: gqa_best_k0  grid [2, 4, 2]  block [128, 1, 1]  dynamic_shared_bytes 0  args (in0, in1, in2, t4, t5)
+// LAUNCH: reference matches: 3 inputs, 1 outputs

@@ -1,0 +1,30 @@
+// REQUIRES: ptxas
+// The six paper workloads at the paper's full shapes, fused and unfused,
+// through the whole GPU path to PTX for sm_80 and sm_90; ptxas assembles
+// every kernel without spills, no kernel calls malloc (no workgroup buffer
+// became a per-thread allocation), tiles arrive by cp.async, and the f16
+// matmuls of tensor-core shape run on mma.sync with ldmatrix. The manifests
+// validate in mirage-run (no GPU needed for --dry-run).
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: for w in rmsnorm_matmul gated_mlp lora gqa qknorm ntrans; do \
+// RUN:   for c in sm_80 sm_90; do \
+// RUN:     mirage-opt %mirage_src_root/bench/workloads/$w.mlir --mirage-kernels-to-ptx="chip=$c output-dir=%t expected-max-elements=0" -o /dev/null || exit 1; \
+// RUN:   done; done
+// RUN: %python %S/check_ptx.py %ptxas sm_80 %t | FileCheck %s
+// RUN: %python %S/check_ptx.py %ptxas sm_90 %t | FileCheck %s
+// RUN: for m in %t/*.manifest.json; do mirage-run $m --dry-run > /dev/null || exit 1; done
+
+// CHECK: gated_mlp_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, {{.*}} cp.async {{[1-9][0-9]*}}, malloc 0
+// CHECK: gated_mlp_ref.{{sm_[89]0}}.ptx: ptxas ok, 4 entries, {{.*}} spills 0, {{.*}} malloc 0
+// CHECK: gqa_best.{{sm_[89]0}}.ptx: ptxas ok, 2 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, ldmatrix {{[1-9][0-9]*}}, cp.async {{[1-9][0-9]*}}, malloc 0
+// CHECK: gqa_ref.{{sm_[89]0}}.ptx: ptxas ok, 5 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: lora_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: lora_ref.{{sm_[89]0}}.ptx: ptxas ok, 4 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: lora_three_matmul.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: ntrans_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, {{.*}} malloc 0
+// CHECK: ntrans_ref.{{sm_[89]0}}.ptx: ptxas ok, 5 entries, {{.*}} spills 0, {{.*}} malloc 0
+// CHECK: qknorm_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: qknorm_ref.{{sm_[89]0}}.ptx: ptxas ok, 7 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: rmsnorm_matmul_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: rmsnorm_matmul_ref.{{sm_[89]0}}.ptx: ptxas ok, 2 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
