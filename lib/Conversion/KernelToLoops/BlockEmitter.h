@@ -35,6 +35,15 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 
 
+/// The rows the A and C tiles of block matmul `op` (accumulating into the
+/// state of accumulator op `intoAccum`, or -1) have in the tensor-core form:
+/// M rounded up to the MMA's 16 (rows past M are never stored: each output
+/// row depends only on its own A row); 0 when the matmul takes the
+/// per-thread form (f32 operands, N % 8 or K % 16 not 0, padding a batched
+/// tile, or tensor cores off).
+int64_t tensorCoreRows(const UGraph &g, const BlockSchedule &sched,
+                       const UOp &op, int32_t intoAccum, bool tensorCores);
+
 struct BlockEmitter {
   mlir::OpBuilder &b;
   mlir::Location loc;

@@ -87,16 +87,30 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   for (size_t i = 0; i < block.outputs.size(); ++i)
     em.mem[block.outputs[i]] = entry->getArgument(block.inputs.size() + i);
 
+  // Rows of A and C tiles padded for tensor-core matmuls.
+  llvm::SmallVector<int64_t> rows(block.values.size(), 0);
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    const UOp &op = block.ops[i];
+    if (op.kind != OpKind::Matmul)
+      continue;
+    int32_t into = sched.matmulInto[i];
+    int64_t r = tensorCoreRows(block, sched, op, into, tensorCores);
+    int32_t c = into >= 0 ? block.ops[into].results[0] : op.results[0];
+    for (int32_t v : {op.operands[0], c})
+      rows[v] = std::max(rows[v], r);
+  }
   // Tiles in workgroup memory.
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   sharedBytes = 0;
   for (size_t v = 0; v < block.values.size(); ++v) {
     if (!sched.buffered[v] || em.mem[v])
       continue;
-    MemRefType t = memrefOf(ctx, block.values[v].shape, sched.storage[v], wg);
+    Shape shape = block.values[v].shape;
+    if (shape.size() >= 2 && rows[v] > shape[shape.size() - 2])
+      shape[shape.size() - 2] = rows[v];
+    MemRefType t = memrefOf(ctx, shape, sched.storage[v], wg);
     em.mem[v] = memref::AllocOp::create(b, loc, t);
-    sharedBytes += numElements(block.values[v].shape) *
-                   elemTypeBytes(sched.storage[v]);
+    sharedBytes += numElements(shape) * elemTypeBytes(sched.storage[v]);
   }
 
   llvm::SmallVector<bool> fusedAccum(block.ops.size(), false);

@@ -42,20 +42,35 @@ Value collapse2D(OpBuilder &b, Location loc, Value m) {
 }
 } // namespace
 
-bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
+int64_t mirage::loops::tensorCoreRows(const UGraph &g,
+                                      const BlockSchedule &sched, const UOp &op,
+                                      int32_t intoAccum, bool tensorCores) {
   int32_t a = op.operands[0], bv = op.operands[1];
-  bool accumulate = intoAccum >= 0;
-  int32_t c = accumulate ? g.ops[intoAccum].results[0] : op.results[0];
+  int32_t c = intoAccum >= 0 ? g.ops[intoAccum].results[0] : op.results[0];
   const Shape &as = g.values[a].shape, &cs = g.values[c].shape;
   size_t r = as.size();
   int64_t m = as[r - 2], k = as[r - 1], n = cs[r - 1];
   int64_t batch = numElements(cs) / (m * n);
   ElemType at = sched.storage[a], bt = sched.storage[bv];
   bool lowPrecision = at == bt && (at == ElemType::F16 || at == ElemType::BF16);
-  bool native = m % kMmaM == 0 && n % kMmaN == 0 && k % kMmaK == 0;
+  int64_t rows = (m + kMmaM - 1) / kMmaM * kMmaM;
+  if (!tensorCores || !lowPrecision || sched.storage[c] != ElemType::F32 ||
+      n % kMmaN != 0 || k % kMmaK != 0 || (rows != m && batch != 1))
+    return 0;
+  return rows;
+}
 
-  if (tensorCores && lowPrecision && native &&
-      sched.storage[c] == ElemType::F32) {
+bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
+  int32_t a = op.operands[0], bv = op.operands[1];
+  bool accumulate = intoAccum >= 0;
+  int32_t c = accumulate ? g.ops[intoAccum].results[0] : op.results[0];
+  const Shape &as = g.values[a].shape, &cs = g.values[c].shape;
+  size_t r = as.size();
+  int64_t k = as[r - 1], n = cs[r - 1];
+  int64_t batch = numElements(cs) / (as[r - 2] * n);
+  ElemType at = sched.storage[a];
+
+  if (int64_t m = tensorCoreRows(g, sched, op, intoAccum, tensorCores)) {
     Value A = collapse2D(b, loc, mem[a]), B = collapse2D(b, loc, mem[bv]);
     Value C = collapse2D(b, loc, mem[c]);
     Type elem = toMLIRType(ctx(), at);

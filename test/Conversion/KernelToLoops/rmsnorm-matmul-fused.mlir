@@ -4,7 +4,9 @@
 // 6-block grid, tiles in workgroup memory, accumulators started before the
 // for-loop, iterators and combines in it, the division and the saver after.
 // The matmul feeds only `accum sum`, so it adds straight into that
-// accumulator (no product tile). The original graph stays.
+// accumulator (no product tile); its 4 rows are padded to the MMA's 16 in
+// the X tile and the accumulator state, so it runs as one native 16x8x16
+// warp contract (rows past 4 are never stored). The original graph stays.
 
 func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
   %o = mirage_kernel.graph "fused" (%x, %w)
@@ -32,11 +34,12 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: func.func @fused_k0(%[[X:[a-z0-9]+]]: memref<4x64xf16>, %[[W:[a-z0-9]+]]: memref<64x48xf16>, %[[O:[a-z0-9]+]]: memref<4x48xf16>)
 // CHECK-SAME: mirage.block = array<i64: 128, 1, 1>, mirage.grid = array<i64: 6, 1, 1>, mirage.kernel
 // CHECK: scf.forall (%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (6, 1, 1)
-// Tiles: X 4x16 f16, W 16x8 f16, the two accumulator states in f32, the
-// quotient in f16; no tile for the matmul product.
-// CHECK-DAG: memref.alloc() : memref<4x16xf16, #gpu.address_space<workgroup>>
+// Tiles: X 4x16 f16 (padded to 16 rows), W 16x8 f16, the two accumulator
+// states in f32 (the matmul's padded to 16 rows), the quotient in f16; no
+// tile for the matmul product.
+// CHECK-DAG: memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
-// CHECK-DAG: memref.alloc() : memref<4x8xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<16x8xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x1xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x8xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
@@ -49,9 +52,10 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: vector.transfer_read %[[X]][{{.*}}], %{{.*}} {in_bounds = [true]} : memref<4x64xf16>, vector<8xf16>
 // The W iterator (8 columns: one 16-byte vector per row).
 // CHECK: vector.transfer_read %[[W]]
-// The 4x8 product is too small for tensor cores: per-thread FMA into the
-// accumulator state.
-// CHECK: math.fma
+// The product: a warp phase of native contracts into the accumulator state.
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: vector.contract {{.*}} : vector<16x16xf16>, vector<8x16xf16> into vector<16x8xf32>
+// CHECK: } {mapping = [#gpu.warp<linear_dim_0>]}
 // The rms_last combine squares and sums the row.
 // CHECK: arith.mulf
 // CHECK: } {mapping = [#gpu.thread<x>]}
