@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/Target.h"
 
 #include <algorithm>
 
@@ -318,7 +319,14 @@ mirage::expandPredefinedKernels(const UGraph &g,
     error = "only kernel graphs have pre-defined kernels to expand";
     return std::nullopt;
   }
-  Expander e(g, o);
+  KernelExpansionOptions opts = o;
+  if (opts.sharedMemoryBytes == 0) {
+    std::optional<TargetInfo> t =
+        lookupTarget(g.target.empty() ? llvm::StringRef(kDefaultTarget)
+                                       : llvm::StringRef(g.target));
+    opts.sharedMemoryBytes = t ? t->smemBytesPerBlock : 48 * 1024;
+  }
+  Expander e(g, opts);
   if (!e.run()) {
     error = e.error;
     return std::nullopt;

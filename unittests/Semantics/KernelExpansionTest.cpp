@@ -115,7 +115,7 @@ TEST(KernelExpansion, SixWorkloadReferencesAndBestGraphs) {
 
 TEST(KernelExpansion, TooLargeForSharedMemoryIsAnError) {
   UGraph g;
-  int32_t x = g.addInput({2, 65536}, ElemType::F32);
+  int32_t x = g.addInput({2, 1 << 20}, ElemType::F32);
   g.markOutput(g.addRmsNorm(x, -1, 0));
   std::string err;
   KernelExpansionOptions o;

@@ -21,8 +21,9 @@ struct KernelExpansionOptions {
   int64_t matmulTileM = 64, matmulTileN = 64, matmulTileK = 32;
   /// Elements of one block's tile for element-wise and row kernels.
   int64_t elementwiseTileElems = 2048;
-  /// Shared-memory bytes one block may use.
-  int64_t sharedMemoryBytes = 48 * 1024;
+  /// Shared-memory bytes one block may use; 0: the graph's target's
+  /// (Target.h; beyond 48 KB the GPU path uses dynamic shared memory).
+  int64_t sharedMemoryBytes = 0;
 };
 
 /// The graph with every pre-defined kernel op replaced by a custom kernel,
