@@ -13,7 +13,7 @@
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
 
-#include "HostBuffers.h"
+#include "Mirage/Conversion/HostBuffers.h"
 
 #include "llvm/Support/Format.h"
 

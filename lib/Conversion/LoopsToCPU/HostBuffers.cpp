@@ -1,5 +1,5 @@
 //===- HostBuffers.cpp - Typed host buffers for the CPU runner ------------===//
-#include "HostBuffers.h"
+#include "Mirage/Conversion/HostBuffers.h"
 
 #include "llvm/ADT/APFloat.h"
 

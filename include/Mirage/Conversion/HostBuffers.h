@@ -1,6 +1,6 @@
 //===- HostBuffers.h - Typed host buffers for the CPU runner ----*- C++ -*-===//
-#ifndef MIRAGE_LIB_CONVERSION_LOOPSTOCPU_HOSTBUFFERS_H
-#define MIRAGE_LIB_CONVERSION_LOOPSTOCPU_HOSTBUFFERS_H
+#ifndef MIRAGE_CONVERSION_HOSTBUFFERS_H
+#define MIRAGE_CONVERSION_HOSTBUFFERS_H
 
 #include "Mirage/Semantics/UGraph.h"
 
@@ -24,4 +24,4 @@ struct HostBuffer {
 
 } // namespace mirage
 
-#endif // MIRAGE_LIB_CONVERSION_LOOPSTOCPU_HOSTBUFFERS_H
+#endif // MIRAGE_CONVERSION_HOSTBUFFERS_H
