@@ -28,6 +28,7 @@ set(MIRAGE_EXPORTED_LIBS
   MirageThreadDialect
   MirageBlockDialect
   MirageKernelDialect
+  MirageKernelTransforms
   MirageAnalysis
   MirageSearch
   MirageTransforms

@@ -8,8 +8,8 @@
 // a remark saying why. See docs/Rationale/Import.md.
 //
 //===----------------------------------------------------------------------===//
-#include "Mirage/Conversion/KernelPatternRecognition.h"
-#include "Mirage/Conversion/LaxPartition.h"
+#include "Mirage/Dialect/Kernel/Transforms/PatternRecognition.h"
+#include "Mirage/Dialect/Kernel/Transforms/LaxPartition.h"
 #include "Mirage/Conversion/Passes.h"
 
 #include "../ImportCommon.h"

@@ -7,7 +7,7 @@
 // graph of its own, in order, chained through results.
 //
 //===----------------------------------------------------------------------===//
-#include "Mirage/Conversion/LaxPartition.h"
+#include "Mirage/Dialect/Kernel/Transforms/LaxPartition.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"

@@ -8,8 +8,8 @@
 // See docs/Rationale/Import.md, "Non-LAX ops: what we chose".
 //
 //===----------------------------------------------------------------------===//
-#ifndef MIRAGE_CONVERSION_LAXPARTITION_H
-#define MIRAGE_CONVERSION_LAXPARTITION_H
+#ifndef MIRAGE_DIALECT_KERNEL_TRANSFORMS_LAXPARTITION_H
+#define MIRAGE_DIALECT_KERNEL_TRANSFORMS_LAXPARTITION_H
 
 #include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 
@@ -31,4 +31,4 @@ llvm::SmallVector<kernel::GraphOp> partitionLax(kernel::GraphOp g,
 
 } // namespace mirage
 
-#endif // MIRAGE_CONVERSION_LAXPARTITION_H
+#endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_LAXPARTITION_H

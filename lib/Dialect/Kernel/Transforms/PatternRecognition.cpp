@@ -5,9 +5,9 @@
 // the scalar factors matches), rms_norm and rms_norm with weight.
 //
 //===----------------------------------------------------------------------===//
-#include "Mirage/Conversion/KernelPatternRecognition.h"
+#include "Mirage/Dialect/Kernel/Transforms/PatternRecognition.h"
+#include "Mirage/Semantics/ShapeRules.h"
 
-#include "../ImportCommon.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -16,7 +16,18 @@
 
 using namespace mlir;
 using namespace mirage;
-using mirage::import::broadcastType;
+/// The broadcast result type of two tensors of one element type (the shared
+/// broadcasting rule of ShapeRules.h), or null.
+static mlir::RankedTensorType broadcastType(mlir::Value a, mlir::Value b) {
+  auto ta = mlir::dyn_cast<mlir::RankedTensorType>(a.getType());
+  auto tb = mlir::dyn_cast<mlir::RankedTensorType>(b.getType());
+  if (!ta || !tb || ta.getElementType() != tb.getElementType())
+    return {};
+  mirage::ShapeResult r = mirage::broadcastShape(ta.getShape(), tb.getShape());
+  if (!r.ok())
+    return {};
+  return mlir::RankedTensorType::get(r.shape, ta.getElementType());
+}
 namespace mk = mirage::kernel;
 
 namespace {

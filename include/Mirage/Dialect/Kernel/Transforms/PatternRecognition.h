@@ -1,4 +1,4 @@
-//===- KernelPatternRecognition.h - Idioms on kernel graphs -----*- C++ -*-===//
+//===- PatternRecognition.h - Idioms on kernel graphs -----------*- C++ -*-===//
 //
 // Rewrites the element-wise spellings that frontends emit into the kernel
 // dialect's fused ops: `1/(1+exp(-x))` -> sigmoid, `x*sigmoid(x)` -> silu,
@@ -7,8 +7,8 @@
 // Used by `--mirage-import`; see docs/Rationale/Import.md.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MIRAGE_CONVERSION_KERNELPATTERNRECOGNITION_H
-#define MIRAGE_CONVERSION_KERNELPATTERNRECOGNITION_H
+#ifndef MIRAGE_DIALECT_KERNEL_TRANSFORMS_PATTERNRECOGNITION_H
+#define MIRAGE_DIALECT_KERNEL_TRANSFORMS_PATTERNRECOGNITION_H
 
 #include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 
@@ -29,4 +29,4 @@ void simplifyKernelGraph(kernel::GraphOp g, bool recognize = true);
 
 } // namespace mirage
 
-#endif // MIRAGE_CONVERSION_KERNELPATTERNRECOGNITION_H
+#endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_PATTERNRECOGNITION_H
