@@ -40,6 +40,8 @@ struct KernelLaunch {
   llvm::SmallVector<int32_t, 4> args;
   /// Workgroup bytes of the kernel's tiles.
   int64_t sharedBytes = 0;
+  /// Block matmuls of the kernel, and how many take the tensor-core form.
+  int64_t matmuls = 0, tensorCoreMatmuls = 0;
 };
 
 struct LaunchPlan {

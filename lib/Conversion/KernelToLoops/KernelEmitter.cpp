@@ -50,7 +50,8 @@ static bool emitOperator(BlockEmitter &em, const UOp &op, int32_t into) {
 std::optional<func::FuncOp>
 mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
                           const UGraph &block, bool tensorCores,
-                          int64_t &sharedBytes, std::string &error) {
+                          int64_t &sharedBytes, int64_t &tensorCoreMatmuls,
+                          std::string &error) {
   MLIRContext *ctx = mb.getContext();
   BlockSchedule sched = scheduleBlock(block);
   SmallVector<Type> args;
@@ -89,12 +90,14 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
 
   // Rows of A and C tiles padded for tensor-core matmuls.
   llvm::SmallVector<int64_t> rows(block.values.size(), 0);
+  tensorCoreMatmuls = 0;
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const UOp &op = block.ops[i];
     if (op.kind != OpKind::Matmul)
       continue;
     int32_t into = sched.matmulInto[i];
     int64_t r = tensorCoreRows(block, sched, op, into, tensorCores);
+    tensorCoreMatmuls += r > 0;
     int32_t c = into >= 0 ? block.ops[into].results[0] : op.results[0];
     for (int32_t v : {op.operands[0], c})
       rows[v] = std::max(rows[v], r);

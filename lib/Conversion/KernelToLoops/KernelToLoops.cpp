@@ -124,8 +124,11 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
     for (int32_t v : op.results)
       launch.args.push_back(bufferOf[v]);
     std::string why;
+    for (const UOp &bop : body.ops)
+      launch.matmuls += bop.kind == OpKind::Matmul;
     auto fn = loops::emitKernel(mb, loc, launch.name, body, options.tensorCores,
-                                launch.sharedBytes, why);
+                                launch.sharedBytes, launch.tensorCoreMatmuls,
+                                why);
     if (!fn) {
       error = "kernel " + std::to_string(k) + ": " + why;
       return rollback();

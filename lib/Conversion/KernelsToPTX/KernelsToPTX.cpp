@@ -130,10 +130,17 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
       if (!err.empty())
         return graph.emitError() << err;
     }
+    int64_t matmuls = 0, onTensorCores = 0;
+    for (const KernelLaunch &k : plan->kernels) {
+      matmuls += k.matmuls;
+      onTensorCores += k.tensorCoreMatmuls;
+    }
     graph.emitRemark() << "graph '" << name << "': wrote "
                        << path(info.ptxFile) << " and " << path(manifestFile)
                        << " (" << plan->kernels.size() << " kernel"
-                       << (plan->kernels.size() == 1 ? "" : "s") << ")";
+                       << (plan->kernels.size() == 1 ? "" : "s") << ", "
+                       << onTensorCores << " of " << matmuls
+                       << " matmuls on tensor cores)";
     return success();
   }
 

@@ -10,8 +10,8 @@
 // seed and the f16 tolerance) and the float64 evaluator's expected output
 // (2·16·8 f32 values).
 
-// REMARK: remark: graph 'gqa_ref': wrote {{.*}}gqa_ref.sm_80.ptx and {{.*}}gqa_ref.sm_80.manifest.json (5 kernels)
-// REMARK: remark: graph 'gqa_best': wrote {{.*}}gqa_best.sm_80.ptx and {{.*}}gqa_best.sm_80.manifest.json (2 kernels)
+// REMARK: remark: graph 'gqa_ref': wrote {{.*}}gqa_ref.sm_80.ptx and {{.*}}gqa_ref.sm_80.manifest.json (5 kernels, {{[0-9]+}} of 2 matmuls on tensor cores)
+// REMARK: remark: graph 'gqa_best': wrote {{.*}}gqa_best.sm_80.ptx and {{.*}}gqa_best.sm_80.manifest.json (2 kernels, {{[0-9]+}} of 2 matmuls on tensor cores)
 
 // MANIFEST: "format": "mirage-run-manifest-1",
 // MANIFEST: "graph": "gqa_best",
