@@ -15,6 +15,7 @@
 #include "Mirage/Semantics/UGraph.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 #include <vector>
@@ -78,6 +79,15 @@ double loweredCodeTolerance(ElemType t);
 /// A valid symbol name for a graph: its name, or `graph<i>`, with characters
 /// other than [A-Za-z0-9_] replaced by '_'.
 std::string graphSymbolName(llvm::StringRef name, unsigned ordinal);
+
+/// Calls `fn(graph, name)` for every kernel graph under `root` in walk order,
+/// with the graph's symbol name (graphSymbolName); fails if any call did,
+/// after calling all of them (each reports its own errors).
+mlir::LogicalResult forEachKernelGraph(
+    mlir::Operation *root,
+    llvm::function_ref<mlir::LogicalResult(mlir::Operation *graph,
+                                           llvm::StringRef name)>
+        fn);
 
 } // namespace mirage
 

@@ -42,6 +42,21 @@ std::string mirage::graphSymbolName(StringRef name, unsigned ordinal) {
   return s;
 }
 
+LogicalResult mirage::forEachKernelGraph(
+    Operation *root,
+    function_ref<LogicalResult(Operation *, StringRef)> fn) {
+  SmallVector<kernel::GraphOp> graphs;
+  root->walk([&](kernel::GraphOp g) { graphs.push_back(g); });
+  bool ok = true;
+  unsigned ordinal = 0;
+  for (kernel::GraphOp g : graphs) {
+    std::string name =
+        graphSymbolName(g.getSymName() ? *g.getSymName() : "", ordinal++);
+    ok &= succeeded(fn(g, name));
+  }
+  return success(ok);
+}
+
 double mirage::loweredCodeTolerance(ElemType t) {
   switch (t) {
   case ElemType::F16:
@@ -179,36 +194,28 @@ struct LowerKernelsToLoops
   using Base::Base;
   void runOnOperation() override {
     ModuleOp top = getOperation();
-    SmallVector<kernel::GraphOp> graphs;
-    top.walk([&](kernel::GraphOp g) { graphs.push_back(g); });
-    if (graphs.empty())
+    bool any = false;
+    top.walk([&](kernel::GraphOp) { any = true; });
+    if (!any)
       return;
     ModuleOp into = getOrCreateKernelModule(top);
     LoopLoweringOptions options;
     options.tensorCores = tensorCores;
-    unsigned ordinal = 0;
-    bool anyFailed = false;
-    for (kernel::GraphOp graph : graphs) {
-      std::string name = graphSymbolName(
-          graph.getSymName() ? *graph.getSymName() : "", ordinal++);
-      if (SymbolTable::lookupSymbolIn(into, name)) {
-        graph.emitError() << "a lowered function named '" << name
-                          << "' already exists";
-        anyFailed = true;
-        continue;
-      }
+    auto lower = [&](Operation *op, StringRef name) -> LogicalResult {
+      auto graph = cast<kernel::GraphOp>(op);
+      if (SymbolTable::lookupSymbolIn(into, name))
+        return graph.emitError()
+               << "a lowered function named '" << name << "' already exists";
       FailureOr<UGraph> g = kernel::importKernelGraph(graph);
-      if (mlir::failed(g)) {
-        anyFailed = true;
-        continue;
-      }
+      if (failed(g))
+        return failure();
       std::string error;
-      if (!lowerGraphToLoops(*g, name, into, graph.getLoc(), options, error)) {
-        graph.emitError() << "cannot lower graph '" << name << "': " << error;
-        anyFailed = true;
-      }
-    }
-    if (anyFailed)
+      if (!lowerGraphToLoops(*g, name, into, graph.getLoc(), options, error))
+        return graph.emitError()
+               << "cannot lower graph '" << name << "': " << error;
+      return success();
+    };
+    if (failed(forEachKernelGraph(top, lower)))
       signalPassFailure();
   }
 };

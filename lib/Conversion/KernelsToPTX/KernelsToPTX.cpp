@@ -55,12 +55,10 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     registerLoopsToGPUDependentDialects(registry);
   }
 
-  LogicalResult emitGraph(kernel::GraphOp graph, unsigned ordinal) {
+  LogicalResult emitGraph(kernel::GraphOp graph, const std::string &name) {
     FailureOr<UGraph> g = kernel::importKernelGraph(graph);
     if (failed(g))
       return failure();
-    std::string name = graphSymbolName(
-        graph.getSymName() ? *graph.getSymName() : "", ordinal);
     for (int32_t v : g->inputs)
       if (g->values[v].type == ElemType::F64)
         return graph.emitError()
@@ -145,13 +143,10 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
   }
 
   void runOnOperation() override {
-    SmallVector<kernel::GraphOp> graphs;
-    getOperation().walk([&](kernel::GraphOp g) { graphs.push_back(g); });
-    bool ok = true;
-    unsigned ordinal = 0;
-    for (kernel::GraphOp g : graphs)
-      ok &= succeeded(emitGraph(g, ordinal++));
-    if (!ok)
+    auto emit = [&](Operation *g, StringRef name) {
+      return emitGraph(cast<kernel::GraphOp>(g), name.str());
+    };
+    if (failed(forEachKernelGraph(getOperation(), emit)))
       signalPassFailure();
   }
 };

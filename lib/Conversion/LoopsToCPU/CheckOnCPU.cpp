@@ -63,12 +63,10 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
                     ub::UBDialect>();
   }
 
-  LogicalResult checkGraph(kernel::GraphOp graph, unsigned ordinal) {
+  LogicalResult checkGraph(kernel::GraphOp graph, const std::string &name) {
     FailureOr<UGraph> g = kernel::importKernelGraph(graph);
     if (failed(g))
       return failure();
-    std::string name = graphSymbolName(
-        graph.getSymName() ? *graph.getSymName() : "", ordinal);
     OwningOpRef<ModuleOp> module = ModuleOp::create(graph.getLoc());
     std::string error;
     std::optional<LaunchPlan> plan = lowerGraphToLoops(
@@ -144,13 +142,10 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
   }
 
   void runOnOperation() override {
-    SmallVector<kernel::GraphOp> graphs;
-    getOperation().walk([&](kernel::GraphOp g) { graphs.push_back(g); });
-    bool ok = true;
-    unsigned ordinal = 0;
-    for (kernel::GraphOp g : graphs)
-      ok &= succeeded(checkGraph(g, ordinal++));
-    if (!ok)
+    auto check = [&](Operation *g, StringRef name) {
+      return checkGraph(cast<kernel::GraphOp>(g), name.str());
+    };
+    if (failed(forEachKernelGraph(getOperation(), check)))
       signalPassFailure();
   }
 };
