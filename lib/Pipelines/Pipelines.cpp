@@ -12,8 +12,9 @@
 
 using namespace mlir;
 
+template <class Derived>
 void mirage::buildSuperoptimizePipeline(
-    OpPassManager &pm, const SuperoptimizePipelineOptions &options) {
+    OpPassManager &pm, const SuperoptimizeOptionsBase<Derived> &options) {
   pm.addNestedPass<func::FuncOp>(createMirageImport());
   MirageSuperoptimizeOptions so;
   so.target = options.target;
@@ -30,6 +31,12 @@ void mirage::buildSuperoptimizePipeline(
   pm.addPass(createMirageVerifyEquivalence(vo));
 }
 
+template void mirage::buildSuperoptimizePipeline(
+    OpPassManager &, const SuperoptimizeOptionsBase<SuperoptimizePipelineOptions> &);
+template void mirage::buildSuperoptimizePipeline(
+    OpPassManager &,
+    const SuperoptimizeOptionsBase<SuperoptimizeToPTXPipelineOptions> &);
+
 void mirage::buildKernelsToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createMirageLowerKernelsToLoops());
   buildLoopsToLLVMPipeline(pm.nest<ModuleOp>());
@@ -45,12 +52,7 @@ void mirage::buildKernelsToGPUPipeline(
 
 void mirage::buildSuperoptimizeToPTXPipeline(
     OpPassManager &pm, const SuperoptimizeToPTXPipelineOptions &options) {
-  SuperoptimizePipelineOptions so;
-  so.target = options.target;
-  so.timeBudget = options.timeBudget;
-  so.cache = options.cache;
-  so.report = options.report;
-  buildSuperoptimizePipeline(pm, so);
+  buildSuperoptimizePipeline(pm, options);
   MirageKernelsToPTXOptions ptx;
   ptx.chip = options.chip;
   ptx.outputDir = options.outputDir;
@@ -77,5 +79,7 @@ void mirage::registerMiragePipelines() {
       "mirage-superoptimize-pipeline",
       "import linalg/TOSA into kernel graphs, superoptimize them and verify "
       "every winner against its reference",
-      buildSuperoptimizePipeline);
+      [](OpPassManager &pm, const SuperoptimizePipelineOptions &options) {
+        buildSuperoptimizePipeline(pm, options);
+      });
 }

@@ -174,15 +174,25 @@ private:
 
 std::string quoted(const std::string &s) { return "\"" + s + "\""; }
 
-bool parseBuffer(const JsonValue &v, size_t index, const std::string &dir,
-                 Buffer &b, std::string &err) {
-  std::string where = "buffers[" + std::to_string(index) + "]";
+/// Names entry `index` of list `list` for diagnostics, as `list[i]` or
+/// `list[i] ("name")`; fails (with `err`) unless the entry is an object.
+bool entryWhere(const JsonValue &v, const char *list, size_t index,
+                std::string &where, std::string &err) {
+  where = std::string(list) + "[" + std::to_string(index) + "]";
   if (v.kind != JsonValue::Object) {
     err = where + ": must be an object";
     return false;
   }
   if (const JsonValue *n = v.get("name"); n && n->kind == JsonValue::String)
     where += " (" + quoted(n->text) + ")";
+  return true;
+}
+
+bool parseBuffer(const JsonValue &v, size_t index, const std::string &dir,
+                 Buffer &b, std::string &err) {
+  std::string where;
+  if (!entryWhere(v, "buffers", index, where, err))
+    return false;
   Fields f(v, where, err);
   if (!f.onlyKeys({"name", "role", "dtype", "shape", "input_index",
                    "output_index", "expected"}))
@@ -244,13 +254,9 @@ bool parseBuffer(const JsonValue &v, size_t index, const std::string &dir,
 
 bool parseKernel(const JsonValue &v, size_t index, size_t numBuffers, Kernel &k,
                  std::string &err) {
-  std::string where = "kernels[" + std::to_string(index) + "]";
-  if (v.kind != JsonValue::Object) {
-    err = where + ": must be an object";
+  std::string where;
+  if (!entryWhere(v, "kernels", index, where, err))
     return false;
-  }
-  if (const JsonValue *n = v.get("name"); n && n->kind == JsonValue::String)
-    where += " (" + quoted(n->text) + ")";
   Fields f(v, where, err);
   if (!f.onlyKeys({"name", "grid", "block", "dynamic_shared_bytes", "args"}))
     return false;

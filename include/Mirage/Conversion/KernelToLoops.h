@@ -80,6 +80,9 @@ double loweredCodeTolerance(ElemType t);
 /// other than [A-Za-z0-9_] replaced by '_'.
 std::string graphSymbolName(llvm::StringRef name, unsigned ordinal);
 
+/// "1 kernel", "3 kernels": the size of a plan, for remarks.
+std::string describeKernels(const LaunchPlan &plan);
+
 /// Calls `fn(graph, name)` for every kernel graph under `root` in walk order,
 /// with the graph's symbol name (graphSymbolName); fails if any call did,
 /// after calling all of them (each reports its own errors).

@@ -12,8 +12,11 @@
 
 namespace mirage {
 
-struct SuperoptimizePipelineOptions
-    : public mlir::PassPipelineOptions<SuperoptimizePipelineOptions> {
+/// The options of the superoptimize pipeline, shared by every pipeline that
+/// contains it (CRTP: PassPipelineOptions needs the final type).
+template <class Derived>
+struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
+  template <class T> using Option = mlir::detail::PassOptions::Option<T>;
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("cost-model target: h100 or a100"),
                              llvm::cl::init("h100")};
@@ -44,13 +47,17 @@ struct SuperoptimizePipelineOptions
       llvm::cl::init(true)};
 };
 
+struct SuperoptimizePipelineOptions
+    : public SuperoptimizeOptionsBase<SuperoptimizePipelineOptions> {};
+
 /// linalg/TOSA → kernel graphs (mirage-import), superoptimization
 /// (mirage-superoptimize), thread-graph fusion of element-wise block operators
 /// (mirage-fuse-thread-graphs, unless fuse-thread-graphs=false) and an
 /// independent re-verification of every winner against its reference
 /// (mirage-verify-equivalence).
+template <class Derived>
 void buildSuperoptimizePipeline(mlir::OpPassManager &pm,
-                                const SuperoptimizePipelineOptions &options);
+                                const SuperoptimizeOptionsBase<Derived> &options);
 
 struct KernelsToGPUPipelineOptions
     : public mlir::PassPipelineOptions<KernelsToGPUPipelineOptions> {
@@ -60,7 +67,7 @@ struct KernelsToGPUPipelineOptions
 };
 
 struct SuperoptimizeToPTXPipelineOptions
-    : public mlir::PassPipelineOptions<SuperoptimizeToPTXPipelineOptions> {
+    : public SuperoptimizeOptionsBase<SuperoptimizeToPTXPipelineOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("NVPTX target: sm_80 or sm_90"),
                            llvm::cl::init("sm_80")};
@@ -69,19 +76,6 @@ struct SuperoptimizeToPTXPipelineOptions
       llvm::cl::desc("directory for the PTX files, manifests and expected "
                      "outputs"),
       llvm::cl::init(".")};
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cost-model target: h100 or a100"),
-                             llvm::cl::init("h100")};
-  Option<double> timeBudget{*this, "time-budget",
-                            llvm::cl::desc("search seconds per graph"),
-                            llvm::cl::init(300)};
-  Option<std::string> cache{
-      *this, "cache",
-      llvm::cl::desc("result cache: empty (default file), 'off' or a path"),
-      llvm::cl::init("")};
-  Option<std::string> report{*this, "report",
-                             llvm::cl::desc("JSON report path"),
-                             llvm::cl::init("")};
 };
 
 /// mirage-lower-kernels-to-loops, then the host lowering of the nested

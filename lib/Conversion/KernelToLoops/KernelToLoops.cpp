@@ -57,6 +57,11 @@ LogicalResult mirage::forEachKernelGraph(
   return success(ok);
 }
 
+std::string mirage::describeKernels(const LaunchPlan &plan) {
+  size_t n = plan.kernels.size();
+  return std::to_string(n) + (n == 1 ? " kernel" : " kernels");
+}
+
 double mirage::loweredCodeTolerance(ElemType t) {
   switch (t) {
   case ElemType::F16:

@@ -135,8 +135,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     }
     graph.emitRemark() << "graph '" << name << "': wrote "
                        << path(info.ptxFile) << " and " << path(manifestFile)
-                       << " (" << plan->kernels.size() << " kernel"
-                       << (plan->kernels.size() == 1 ? "" : "s") << ", "
+                       << " (" << describeKernels(*plan) << ", "
                        << onTensorCores << " of " << matmuls
                        << " matmuls on tensor cores)";
     return success();

@@ -135,8 +135,7 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
                        << "error " << sci(worst, 1) << " ("
                        << elemTypeName(worstType) << " tolerance "
                        << sci(worstTol, 0) << ", "
-                       << plan->kernels.size() << " kernel"
-                       << (plan->kernels.size() == 1 ? "" : "s") << ", ran in "
+                       << describeKernels(*plan) << ", ran in "
                        << sci(runMs, 2) << " ms)";
     return success();
   }

@@ -26,10 +26,8 @@ using namespace mlir;
 void mirage::convertWorkgroupTilesToStack(Operation *root) {
   SmallVector<memref::AllocOp> allocs;
   root->walk([&](memref::AllocOp a) {
-    if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-            a.getType().getMemorySpace()))
-      if (space.getValue() == gpu::AddressSpace::Workgroup)
-        allocs.push_back(a);
+    if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(a.getType()))
+      allocs.push_back(a);
   });
   for (memref::AllocOp a : allocs) {
     // At the function's entry, not in the block body: the grid becomes a

@@ -24,13 +24,11 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
+#include "Simplify.h"
+
 #define DEBUG_TYPE "mirage-loops-to-gpu"
 
 using namespace mlir;
-
-namespace mirage::detail {
-void simplify(Operation *root);
-} // namespace mirage::detail
 
 namespace {
 /// Full unrolling beyond this many copies per thread would bloat the code

@@ -65,9 +65,7 @@ std::optional<Stage> parseStage(StringRef s) {
 int64_t workgroupBytes(func::FuncOp kernel) {
   int64_t total = 0;
   kernel.walk([&](memref::AllocOp a) {
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-        a.getType().getMemorySpace());
-    if (space && space.getValue() == gpu::AddressSpace::Workgroup)
+    if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(a.getType()))
       total += llvm::alignTo(a.getType().getNumElements() *
                                  a.getType().getElementTypeBitWidth() / 8,
                              16);

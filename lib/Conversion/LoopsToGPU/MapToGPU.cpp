@@ -24,6 +24,8 @@
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/Support/Debug.h"
 
+#include "Simplify.h"
+
 #define DEBUG_TYPE "mirage-loops-to-gpu"
 
 using namespace mlir;
@@ -41,7 +43,6 @@ FrozenRewritePatternSet getCanonicalizationPatterns(MLIRContext *ctx) {
   return FrozenRewritePatternSet(std::move(patterns));
 }
 
-/// Canonicalize + CSE on `root`.
 void simplify(Operation *root) {
   (void)applyPatternsGreedily(root,
                               getCanonicalizationPatterns(root->getContext()));

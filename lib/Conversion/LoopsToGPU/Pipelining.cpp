@@ -26,13 +26,11 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/Debug.h"
 
+#include "Simplify.h"
+
 #define DEBUG_TYPE "mirage-loops-to-gpu"
 
 using namespace mlir;
-
-namespace mirage::detail {
-void simplify(Operation *root);
-} // namespace mirage::detail
 
 static constexpr StringLiteral kPipelineMark = "mirage.pipeline";
 /// Inner loops up to this trip count are unrolled to make a loop pipelinable.

@@ -30,13 +30,11 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
+#include "Simplify.h"
+
 #define DEBUG_TYPE "mirage-loops-to-gpu"
 
 using namespace mlir;
-
-namespace mirage::detail {
-void simplify(Operation *root);
-} // namespace mirage::detail
 
 namespace {
 /// Element type classes with a tensor-core path. Switches over it list every

@@ -37,9 +37,7 @@ constexpr int64_t kStaticAlign = 16;
 constexpr int64_t kDynamicAlign = 128;
 
 bool isWorkgroupAlloc(memref::AllocOp a) {
-  auto space =
-      dyn_cast_or_null<gpu::AddressSpaceAttr>(a.getType().getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+  return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(a.getType());
 }
 
 int64_t byteSize(MemRefType t) {
