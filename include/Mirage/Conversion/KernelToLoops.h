@@ -39,8 +39,6 @@ struct KernelLaunch {
   GridDims grid{1, 1, 1};
   int64_t threads = 128;
   llvm::SmallVector<int32_t, 4> args;
-  /// Workgroup bytes of the kernel's tiles.
-  int64_t sharedBytes = 0;
   /// Block matmuls of the kernel, and how many take the tensor-core form.
   int64_t matmuls = 0, tensorCoreMatmuls = 0;
 };

@@ -50,8 +50,7 @@ static bool emitOperator(BlockEmitter &em, const UOp &op, int32_t into) {
 std::optional<func::FuncOp>
 mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
                           const UGraph &block, bool tensorCores,
-                          int64_t &sharedBytes, int64_t &tensorCoreMatmuls,
-                          std::string &error) {
+                          int64_t &tensorCoreMatmuls, std::string &error) {
   MLIRContext *ctx = mb.getContext();
   BlockSchedule sched = scheduleBlock(block);
   SmallVector<Type> args;
@@ -104,7 +103,6 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   }
   // Tiles in workgroup memory.
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  sharedBytes = 0;
   for (size_t v = 0; v < block.values.size(); ++v) {
     if (!sched.buffered[v] || em.mem[v])
       continue;
@@ -113,7 +111,6 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
       shape[shape.size() - 2] = rows[v];
     MemRefType t = memrefOf(ctx, shape, sched.storage[v], wg);
     em.mem[v] = memref::AllocOp::create(b, loc, t);
-    sharedBytes += numElements(shape) * elemTypeBytes(sched.storage[v]);
   }
 
   llvm::SmallVector<bool> fusedAccum(block.ops.size(), false);

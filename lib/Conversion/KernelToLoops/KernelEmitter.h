@@ -11,13 +11,12 @@
 namespace mirage::loops {
 
 /// Emits `func.func @name(inputs..., outputs...)` for the block graph at
-/// `mb`'s insertion point. `sharedBytes` receives the bytes of its
-/// workgroup tiles, `tensorCoreMatmuls` the number of its block matmuls in
-/// the tensor-core form. On failure nothing is left behind.
+/// `mb`'s insertion point. `tensorCoreMatmuls` receives the number of its
+/// block matmuls in the tensor-core form. On failure nothing is left behind.
 std::optional<mlir::func::FuncOp>
 emitKernel(mlir::OpBuilder &mb, mlir::Location loc, llvm::StringRef name,
-           const UGraph &block, bool tensorCores, int64_t &sharedBytes,
-           int64_t &tensorCoreMatmuls, std::string &error);
+           const UGraph &block, bool tensorCores, int64_t &tensorCoreMatmuls,
+           std::string &error);
 
 } // namespace mirage::loops
 

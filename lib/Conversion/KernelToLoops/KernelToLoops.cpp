@@ -147,8 +147,7 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
     for (const UOp &bop : body.ops)
       launch.matmuls += bop.kind == OpKind::Matmul;
     auto fn = loops::emitKernel(mb, loc, launch.name, body, options.tensorCores,
-                                launch.sharedBytes, launch.tensorCoreMatmuls,
-                                why);
+                                launch.tensorCoreMatmuls, why);
     if (!fn) {
       error = "kernel " + std::to_string(k) + ": " + why;
       return rollback();
