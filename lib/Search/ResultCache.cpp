@@ -7,11 +7,15 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/xxhash.h"
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <random>
+#include <thread>
 
 using namespace mirage;
 
@@ -77,7 +81,40 @@ struct Stmt {
   ~Stmt() { sqlite3_finalize(s); }
 };
 
-int exec(sqlite3 *db, const char *sql, std::string &err) {
+/// How long SQLite's own busy handler waits for a lock held by another
+/// process before it gives up on one attempt.
+constexpr int kBusyTimeoutMs = 5000;
+/// How long, in all, a statement keeps retrying a locked database before its
+/// failure is reported (and the cache treated as a miss or a lost store).
+constexpr std::chrono::seconds kLockPatience(60);
+
+bool isLockContention(int rc) {
+  int primary = rc & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+/// Retries `attempt` while it reports lock contention that SQLite's busy
+/// handler did not absorb (it is not called for every kind of SQLITE_BUSY,
+/// e.g. WAL recovery or a read snapshot that went stale), with jittered
+/// exponential backoff, for at most kLockPatience in all.
+template <typename Fn>
+int retryOnContention(Fn attempt) {
+  auto deadline = std::chrono::steady_clock::now() + kLockPatience;
+  std::chrono::microseconds wait(1000);
+  thread_local std::minstd_rand jitter(std::random_device{}());
+  for (;;) {
+    int rc = attempt();
+    if (!isLockContention(rc) || std::chrono::steady_clock::now() > deadline)
+      return rc;
+    std::this_thread::sleep_for(wait + std::chrono::microseconds(
+                                           jitter() % (wait.count() + 1)));
+    wait = std::min<std::chrono::microseconds>(wait * 2,
+                                               std::chrono::milliseconds(100));
+  }
+}
+
+/// One attempt of `sql` (the busy handler still waits kBusyTimeoutMs).
+int execOnce(sqlite3 *db, const char *sql, std::string &err) {
   char *msg = nullptr;
   int rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg);
   if (rc != SQLITE_OK)
@@ -86,12 +123,48 @@ int exec(sqlite3 *db, const char *sql, std::string &err) {
   return rc;
 }
 
+int exec(sqlite3 *db, const char *sql, std::string &err) {
+  return retryOnContention([&] { return execOnce(db, sql, err); });
+}
+
+/// sqlite3_step with retries on contention (the bindings survive a reset).
+int step(sqlite3_stmt *st) {
+  return retryOnContention([&] {
+    int rc = sqlite3_step(st);
+    if (isLockContention(rc))
+      sqlite3_reset(st);
+    return rc;
+  });
+}
+
+int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
+  return retryOnContention(
+      [&] { return sqlite3_prepare_v2(db, sql, -1, st, nullptr); });
+}
+
+/// The checksum of one row: xxh3 over its fields, each length-prefixed so
+/// that bytes cannot move from one field to the next unnoticed.
+int64_t entryChecksum(llvm::StringRef key, llvm::StringRef graph,
+                      llvm::StringRef report, int64_t created) {
+  std::string buf;
+  auto field = [&](llvm::StringRef f) {
+    buf += std::to_string(f.size());
+    buf += ':';
+    buf += f.str();
+  };
+  field(key);
+  field(graph);
+  field(report);
+  field(std::to_string(created));
+  return static_cast<int64_t>(llvm::xxh3_64bits(llvm::StringRef(buf)));
+}
+
 /// Counts the tables of the database; -1 on error (not a database).
 int64_t countTables(sqlite3 *db, std::string &err) {
   Stmt st;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type='table'",
-                         -1, &st.s, nullptr) != SQLITE_OK ||
-      sqlite3_step(st.s) != SQLITE_ROW) {
+  if (prepare(db, "SELECT count(*) FROM sqlite_master WHERE type='table'",
+              &st.s) != SQLITE_OK ||
+      step(st.s) != SQLITE_ROW) {
     err = sqlite3_errmsg(db);
     return -1;
   }
@@ -100,30 +173,46 @@ int64_t countTables(sqlite3 *db, std::string &err) {
 
 bool hasTable(sqlite3 *db, const char *name) {
   Stmt st;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                         -1, &st.s, nullptr) != SQLITE_OK)
+  if (prepare(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+              &st.s) != SQLITE_OK)
     return false;
   sqlite3_bind_text(st.s, 1, name, -1, SQLITE_STATIC);
-  return sqlite3_step(st.s) == SQLITE_ROW;
+  return step(st.s) == SQLITE_ROW;
 }
 
 std::optional<std::string> metaValue(sqlite3 *db, const char *key) {
   Stmt st;
-  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st.s,
-                         nullptr) != SQLITE_OK)
+  if (prepare(db, "SELECT value FROM meta WHERE key=?", &st.s) != SQLITE_OK)
     return std::nullopt;
   sqlite3_bind_text(st.s, 1, key, -1, SQLITE_STATIC);
-  if (sqlite3_step(st.s) != SQLITE_ROW)
+  if (step(st.s) != SQLITE_ROW)
     return std::nullopt;
   const unsigned char *t = sqlite3_column_text(st.s, 0);
   return t ? std::string(reinterpret_cast<const char *>(t)) : std::string();
 }
 
-constexpr const char *kCreateSchema =
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+constexpr const char *kCreateMeta =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+constexpr const char *kCreateResults =
     "CREATE TABLE results(key TEXT PRIMARY KEY, graph TEXT NOT NULL,"
-    " report TEXT NOT NULL, created INTEGER NOT NULL);";
+    " report TEXT NOT NULL, created INTEGER NOT NULL,"
+    " checksum INTEGER NOT NULL);";
+
+/// Whether the file's first 16 bytes are SQLite's magic. A file that another
+/// process is creating this instant may still show a short or zero header,
+/// so a mismatch is looked at again a few times before it counts.
+bool hasSQLiteHeader(const std::string &path) {
+  static const char kMagic[16] = "SQLite format 3"; // + NUL
+  for (int attempt = 0;; ++attempt) {
+    auto buf = llvm::MemoryBuffer::getFileSlice(path, 16, 0);
+    if (buf && (*buf)->getBufferSize() >= 16 &&
+        std::memcmp((*buf)->getBufferStart(), kMagic, 16) == 0)
+      return true;
+    if (attempt == 4)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 << attempt));
+  }
+}
 } // namespace
 
 ResultCache ResultCache::open(const CacheConfig &config) {
@@ -159,14 +248,10 @@ ResultCache ResultCache::open(const CacheConfig &config) {
   // Look at the header before SQLite touches the file: a non-empty file
   // that is not an SQLite database is someone else's and stays untouched.
   uint64_t fileSize = 0;
-  if (!llvm::sys::fs::file_size(c.filePath, fileSize) && fileSize > 0) {
-    auto buf = llvm::MemoryBuffer::getFileSlice(c.filePath, 16, 0);
-    static const char kMagic[16] = "SQLite format 3"; // + NUL
-    if (!buf || (*buf)->getBufferSize() < 16 ||
-        std::memcmp((*buf)->getBufferStart(), kMagic, 16) != 0) {
-      c.fail("not an SQLite database; ignored (caching disabled)");
-      return c;
-    }
+  if (!llvm::sys::fs::file_size(c.filePath, fileSize) && fileSize > 0 &&
+      !hasSQLiteHeader(c.filePath)) {
+    c.fail("not an SQLite database; ignored (caching disabled)");
+    return c;
   }
 
   sqlite3 *db = nullptr;
@@ -181,7 +266,7 @@ ResultCache ResultCache::open(const CacheConfig &config) {
     sqlite3_close_v2(db);
     return c;
   }
-  sqlite3_busy_timeout(db, 10000);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   auto reject = [&](const std::string &why) {
     sqlite3_close_v2(db);
     c.fail(why + "; ignored (caching disabled)");
@@ -193,12 +278,18 @@ ResultCache ResultCache::open(const CacheConfig &config) {
   if (tables < 0)
     return reject("not a valid SQLite database (" + err + ")");
   if (tables == 0) {
-    // A new file: create the schema, unless a concurrent process did.
+    // A new file. WAL first, while it is still empty: the journal mode is
+    // stored in the file, and readers alongside a writer need it. Best
+    // effort: some file systems cannot do WAL, and then the rollback
+    // journal with the busy timeout and retries serves.
+    std::string ignored;
+    execOnce(db, "PRAGMA journal_mode=WAL", ignored);
+    // Create the schema, unless a concurrent process did meanwhile.
     if (exec(db, "BEGIN IMMEDIATE", err) != SQLITE_OK)
       return reject("cannot initialise (" + err + ")");
     bool ok = true;
     if (countTables(db, err) == 0) {
-      std::string init = std::string(kCreateSchema) +
+      std::string init = std::string(kCreateMeta) + kCreateResults +
                          "INSERT INTO meta VALUES('tool','" +
                          kResultCacheTool.str() +
                          "');INSERT INTO meta VALUES('schema_version','" +
@@ -206,12 +297,13 @@ ResultCache ResultCache::open(const CacheConfig &config) {
       ok = exec(db, init.c_str(), err) == SQLITE_OK;
     }
     if (!ok) {
-      std::string ignored;
       exec(db, "ROLLBACK", ignored);
       return reject("cannot initialise (" + err + ")");
     }
-    if (exec(db, "COMMIT", err) != SQLITE_OK)
+    if (exec(db, "COMMIT", err) != SQLITE_OK) {
+      exec(db, "ROLLBACK", ignored);
       return reject("cannot initialise (" + err + ")");
+    }
   }
 
   if (!hasTable(db, "meta"))
@@ -222,15 +314,37 @@ ResultCache ResultCache::open(const CacheConfig &config) {
     return reject("belongs to tool '" + tool.value_or("<none>") + "', not '" +
                   kResultCacheTool.str() + "'");
   std::optional<std::string> version = metaValue(db, "schema_version");
+  if (version && *version == "1") {
+    // Ours, from before entries had checksums: they cannot be checked, and a
+    // cache may always be emptied, so upgrade by starting afresh. Under the
+    // write lock, re-read the version: another process may have upgraded.
+    std::string ignored;
+    if (exec(db, "BEGIN IMMEDIATE", err) != SQLITE_OK)
+      return reject("cannot upgrade schema version 1 (" + err + ")");
+    bool ok = true;
+    if (metaValue(db, "schema_version").value_or("") == "1") {
+      std::string upgrade =
+          std::string("DROP TABLE IF EXISTS results;") + kCreateResults +
+          "UPDATE meta SET value='" + std::to_string(kResultCacheSchema) +
+          "' WHERE key='schema_version';";
+      ok = exec(db, upgrade.c_str(), err) == SQLITE_OK;
+    }
+    if (!ok || exec(db, "COMMIT", err) != SQLITE_OK) {
+      exec(db, "ROLLBACK", ignored);
+      return reject("cannot upgrade schema version 1 (" + err + ")");
+    }
+    version = metaValue(db, "schema_version");
+  }
   if (!version || *version != std::to_string(kResultCacheSchema))
     return reject("schema version '" + version.value_or("<none>") +
                   "', this build uses " + std::to_string(kResultCacheSchema));
   if (!hasTable(db, "results"))
     return reject("no 'results' table");
 
-  // Readers alongside a writer; best effort (fails harmlessly on some file
-  // systems, and then the rollback journal with the busy timeout serves).
-  exec(db, "PRAGMA journal_mode=WAL", err);
+  // An existing file made under the rollback journal (or by an older build)
+  // moves to WAL too; best effort as above.
+  std::string ignored;
+  execOnce(db, "PRAGMA journal_mode=WAL", ignored);
   c.db = db;
   return c;
 }
@@ -239,15 +353,15 @@ std::optional<CacheEntry> ResultCache::lookup(llvm::StringRef key) {
   if (!db)
     return std::nullopt;
   Stmt st;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT graph, report, created FROM results WHERE key=?",
-                         -1, &st.s, nullptr) != SQLITE_OK) {
+  if (prepare(db,
+              "SELECT graph, report, created, checksum FROM results WHERE key=?",
+              &st.s) != SQLITE_OK) {
     fail(std::string("lookup failed: ") + sqlite3_errmsg(db));
     return std::nullopt;
   }
   sqlite3_bind_text(st.s, 1, key.data(), static_cast<int>(key.size()),
                     SQLITE_TRANSIENT);
-  int rc = sqlite3_step(st.s);
+  int rc = step(st.s);
   if (rc == SQLITE_DONE)
     return std::nullopt;
   if (rc != SQLITE_ROW) {
@@ -264,6 +378,12 @@ std::optional<CacheEntry> ResultCache::lookup(llvm::StringRef key) {
   e.graphText = text(0);
   e.reportJson = text(1);
   e.createdUnix = sqlite3_column_int64(st.s, 2);
+  int64_t checksum = sqlite3_column_int64(st.s, 3);
+  if (checksum != entryChecksum(key, e.graphText, e.reportJson, e.createdUnix)) {
+    fail("entry '" + key.str() +
+         "' fails its checksum (damaged); treated as a miss");
+    return std::nullopt;
+  }
   return e;
 }
 
@@ -271,10 +391,10 @@ bool ResultCache::store(llvm::StringRef key, const CacheEntry &entry) {
   if (!db)
     return false;
   Stmt st;
-  if (sqlite3_prepare_v2(db,
-                         "INSERT OR REPLACE INTO results(key, graph, report, "
-                         "created) VALUES(?, ?, ?, ?)",
-                         -1, &st.s, nullptr) != SQLITE_OK)
+  if (prepare(db,
+              "INSERT OR REPLACE INTO results(key, graph, report, created, "
+              "checksum) VALUES(?, ?, ?, ?, ?)",
+              &st.s) != SQLITE_OK)
     return fail(std::string("store failed: ") + sqlite3_errmsg(db));
   int64_t created = entry.createdUnix;
   if (created == 0)
@@ -289,7 +409,10 @@ bool ResultCache::store(llvm::StringRef key, const CacheEntry &entry) {
                     static_cast<int>(entry.reportJson.size()),
                     SQLITE_TRANSIENT);
   sqlite3_bind_int64(st.s, 4, created);
-  if (sqlite3_step(st.s) != SQLITE_DONE)
+  sqlite3_bind_int64(st.s, 5,
+                     entryChecksum(key, entry.graphText, entry.reportJson,
+                                   created));
+  if (step(st.s) != SQLITE_DONE)
     return fail(std::string("store failed: ") + sqlite3_errmsg(db));
   return true;
 }
@@ -298,9 +421,8 @@ int64_t ResultCache::size() {
   if (!db)
     return 0;
   Stmt st;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM results", -1, &st.s,
-                         nullptr) != SQLITE_OK ||
-      sqlite3_step(st.s) != SQLITE_ROW) {
+  if (prepare(db, "SELECT count(*) FROM results", &st.s) != SQLITE_OK ||
+      step(st.s) != SQLITE_ROW) {
     fail(std::string("count failed: ") + sqlite3_errmsg(db));
     return 0;
   }

@@ -155,7 +155,15 @@ struct SuperoptimizePass
     report.cacheError = cache.error();
 
     std::optional<UGraph> winner;
-    if (std::optional<CacheEntry> hit = cache.lookup(report.cacheKey)) {
+    std::string errorBefore = cache.error();
+    std::optional<CacheEntry> hit = cache.lookup(report.cacheKey);
+    if (!hit && cache.error() != errorBefore) {
+      // A damaged entry or a read failure: a miss, said once, and the
+      // search's store below replaces the entry.
+      report.cacheError = cache.error();
+      mlir::emitWarning(graph.getLoc()) << "result cache: " << cache.error();
+    }
+    if (hit) {
       winner = parseWinner(&getContext(), hit->graphText);
       llvm::Expected<SearchReport> old = parseSearchReport(hit->reportJson);
       if (winner && old) {

@@ -13,8 +13,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mirage;
 
@@ -239,6 +243,146 @@ TEST(ResultCache, ConcurrentHandles) {
     EXPECT_EQ(hits[t], kOps) << "thread " << t;
   }
   EXPECT_EQ(writer.size(), 1 + kThreads * kOps);
+}
+
+namespace {
+std::string processKey(int proc, int i) {
+  return Hash128{static_cast<uint64_t>(proc) + 1000, static_cast<uint64_t>(i)}
+      .toHex();
+}
+std::string processGraph(int proc, int i) {
+  // Long enough to span several database pages now and then.
+  return "graph of process " + std::to_string(proc) + " entry " +
+         std::to_string(i) + std::string(static_cast<size_t>(i * 97), 'x');
+}
+} // namespace
+
+// Several processes (not threads: SQLite's locks between processes are file
+// locks, which threads of one process do not exercise) open one fresh file
+// at the same instant, so they also race to create the schema, then each
+// stores its own entries and all keep rewriting one shared key. Nothing may
+// be lost, every entry must read back intact, and no process may see an
+// error.
+TEST(ResultCache, ManyWriterProcesses) {
+  TempDir dir;
+  std::string path = dir.file("shared.sqlite");
+  constexpr int kProcs = 6, kEntries = 60;
+  const std::string shared = "shared-key";
+  auto start = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::this_thread::sleep_until(start); // CLOCK_MONOTONIC: shared
+      int failures = 0;
+      ResultCache c = ResultCache::open(path);
+      if (!c.enabled())
+        _exit(100);
+      for (int i = 0; i < kEntries; ++i) {
+        std::string key = processKey(p, i);
+        if (!c.store(key, {processGraph(p, i), "{}", 0}))
+          ++failures;
+        if (!c.store(shared, {"from " + std::to_string(p), "{}", 0}))
+          ++failures;
+        std::optional<CacheEntry> back = c.lookup(key);
+        if (!back || back->graphText != processGraph(p, i))
+          ++failures;
+        // The shared entry is always some process's whole entry.
+        std::optional<CacheEntry> s = c.lookup(shared);
+        if (!s || s->graphText.rfind("from ", 0) != 0)
+          ++failures;
+      }
+      if (!c.error().empty())
+        ++failures;
+      _exit(std::min(failures, 99));
+    }
+    children.push_back(pid);
+  }
+  for (size_t p = 0; p < children.size(); ++p) {
+    int status = 0;
+    ASSERT_EQ(waitpid(children[p], &status, 0), children[p]);
+    ASSERT_TRUE(WIFEXITED(status)) << "process " << p << " died";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "process " << p
+                                      << " (100: could not open the cache)";
+  }
+  ResultCache c = ResultCache::open(path);
+  ASSERT_TRUE(c.enabled()) << c.error();
+  EXPECT_EQ(c.size(), kProcs * kEntries + 1);
+  for (int p = 0; p < kProcs; ++p)
+    for (int i = 0; i < kEntries; ++i) {
+      std::optional<CacheEntry> e = c.lookup(processKey(p, i));
+      ASSERT_TRUE(e.has_value()) << p << "/" << i << ": " << c.error();
+      EXPECT_EQ(e->graphText, processGraph(p, i));
+    }
+  EXPECT_TRUE(c.lookup(shared).has_value());
+  EXPECT_TRUE(c.error().empty()) << c.error();
+}
+
+static void execSql(const std::string &path, const std::string &sql) {
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char *msg = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg), SQLITE_OK)
+      << (msg ? msg : "");
+  sqlite3_free(msg);
+  sqlite3_close(db);
+}
+
+// A row damaged behind SQLite's back (here: rewritten by another program
+// without a matching checksum, as a torn copy or a disk error would leave
+// it) is never served: it is a miss with a checksum error, and the next
+// store repairs it.
+TEST(ResultCache, CorruptEntryIsAMiss) {
+  TempDir dir;
+  std::string path = dir.file("results.sqlite");
+  {
+    ResultCache c = ResultCache::open(path);
+    ASSERT_TRUE(c.store(kKey, {"graph text", "{}", 7})) << c.error();
+    ASSERT_TRUE(c.store("other", {"fine", "{}", 7})) << c.error();
+  }
+  for (const char *damage :
+       {"UPDATE results SET graph='graph tex' WHERE key='%k'",
+        "UPDATE results SET report='{} ' WHERE key='%k'",
+        "UPDATE results SET created=8 WHERE key='%k'",
+        "UPDATE results SET checksum=checksum+1 WHERE key='%k'"}) {
+    {
+      ResultCache c = ResultCache::open(path);
+      ASSERT_TRUE(c.store(kKey, {"graph text", "{}", 7})) << c.error();
+    }
+    std::string sql = damage;
+    sql.replace(sql.find("%k"), 2, kKey);
+    execSql(path, sql);
+    ResultCache c = ResultCache::open(path);
+    ASSERT_TRUE(c.enabled()) << c.error();
+    EXPECT_FALSE(c.lookup(kKey).has_value()) << damage;
+    EXPECT_NE(c.error().find("fails its checksum"), std::string::npos)
+        << damage << ": " << c.error();
+    // Other entries are unaffected; a store replaces the damaged one.
+    EXPECT_EQ(c.lookup("other")->graphText, "fine");
+    ASSERT_TRUE(c.store(kKey, {"graph text", "{}", 7}));
+    EXPECT_EQ(c.lookup(kKey)->graphText, "graph text");
+  }
+}
+
+// A version-1 cache of ours (no checksums) is upgraded, not rejected: its
+// unverifiable entries are dropped and the file is usable at once.
+TEST(ResultCache, UpgradesSchemaVersion1) {
+  TempDir dir;
+  std::string path = dir.file("v1.sqlite");
+  makeDb(path, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+               "INSERT INTO meta VALUES('tool','mirage-mlir');"
+               "INSERT INTO meta VALUES('schema_version','1');"
+               "CREATE TABLE results(key TEXT PRIMARY KEY, graph TEXT NOT NULL,"
+               " report TEXT NOT NULL, created INTEGER NOT NULL);"
+               "INSERT INTO results VALUES('k', 'old', '{}', 1);");
+  ResultCache c = ResultCache::open(path);
+  ASSERT_TRUE(c.enabled()) << c.error();
+  EXPECT_EQ(c.size(), 0);
+  EXPECT_FALSE(c.lookup("k").has_value());
+  EXPECT_TRUE(c.error().empty()) << c.error();
+  ASSERT_TRUE(c.store("k", {"new", "{}", 0})) << c.error();
+  EXPECT_EQ(c.lookup("k")->graphText, "new");
 }
 
 // The value stored is the winner's MLIR text; it must parse back to the

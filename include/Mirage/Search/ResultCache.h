@@ -10,7 +10,9 @@
 // `meta` table, another tool's name or another schema version, is reported
 // through error() and left untouched; the cache then behaves as disabled.
 // A failing read or write is likewise reported and ignored. Several
-// processes may read and write one file at once (WAL journal, busy timeout).
+// processes may read and write one file at once (WAL journal, busy timeout
+// and bounded retries); every row carries a checksum, and a row that fails
+// it is a miss with the reason in error(). docs/Rationale/ResultCache.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEARCH_RESULTCACHE_H
@@ -28,7 +30,8 @@ struct sqlite3;
 namespace mirage {
 
 constexpr llvm::StringLiteral kResultCacheTool = "mirage-mlir";
-constexpr int64_t kResultCacheSchema = 1;
+/// 2: rows carry a checksum. A version-1 file of ours is upgraded (emptied).
+constexpr int64_t kResultCacheSchema = 2;
 
 struct CacheEntry {
   std::string graphText;  // the winner: a mirage_kernel.graph op as MLIR text
@@ -75,7 +78,8 @@ public:
   const std::string &error() const { return lastError; }
 
   /// The entry stored under `key`, or std::nullopt on a miss, when disabled,
-  /// or on a read error (then error() says why).
+  /// on a read error or for an entry that fails its checksum (then error()
+  /// says why).
   std::optional<CacheEntry> lookup(llvm::StringRef key);
   /// Stores (replacing) `entry` under `key`. False when disabled or on a
   /// write error (error() says why); never fatal.
