@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/Verifier.h"
+#include "Mirage/Semantics/AccumRules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,19 +22,48 @@ namespace {
 constexpr double kSat = 1e300;
 double sat(double x) { return std::isfinite(x) ? std::min(x, kSat) : kSat; }
 
+/// log2(2^a + 2^b).
+double log2Sum(double a, double b) {
+  double hi = std::max(a, b), lo = std::min(a, b);
+  return hi + std::log2(1 + std::exp2(lo - hi));
+}
+
 struct Analyzer {
   bool expI;
   GraphDegrees &out;
 
-  DegreeInfo constant() const {
+  /// The constant c = m·2^e (m odd): L1 norm |c|, dyadic denominator 2^-e.
+  DegreeInfo constant(double c) const {
     DegreeInfo d;
     d.num = 0;
+    if (!std::isfinite(c) || c == 0)
+      return d; // a non-finite constant is rejected by the verifier
+    int e = 0;
+    double m = std::frexp(std::fabs(c), &e);
+    uint64_t mant = (uint64_t)std::ldexp(m, 53);
+    e -= 53;
+    e += __builtin_ctzll(mant);
+    d.hNum = std::max(0.0, std::log2(std::fabs(c)));
+    d.sNum = e < 0 ? -e : 0;
     return d;
+  }
+  /// x / n for an integer count n: the denominator gains the factor n (no
+  /// field inverse is counted: 0 < n < 2^60 is never a zero divisor).
+  DegreeInfo byCount(const DegreeInfo &x, double n) const {
+    DegreeInfo c;
+    c.num = 0;
+    c.hDen = std::log2(std::max(n, 1.0));
+    return mul(x, c);
   }
   DegreeInfo add(const DegreeInfo &a, const DegreeInfo &b) const {
     DegreeInfo r;
     r.num = sat(std::max(a.num + b.den, b.num + a.den));
     r.den = sat(a.den + b.den);
+    // num = Na·Db + Nb·Da, den = Da·Db (L1 norms, §4.2).
+    r.hNum = sat(log2Sum(a.hNum + b.hDen, b.hNum + a.hDen));
+    r.sNum = sat(std::max(a.sNum + b.sDen, b.sNum + a.sDen));
+    r.hDen = sat(a.hDen + b.hDen);
+    r.sDen = sat(a.sDen + b.sDen);
     r.hasExp = a.hasExp || b.hasExp;
     r.kNum = r.hasExp ? sat(a.kNum * b.kDen + b.kNum * a.kDen) : 1;
     r.kDen = r.hasExp ? sat(a.kDen * b.kDen) : 1;
@@ -43,6 +73,10 @@ struct Analyzer {
     DegreeInfo r;
     r.num = sat(a.num + b.num);
     r.den = sat(a.den + b.den);
+    r.hNum = sat(a.hNum + b.hNum);
+    r.sNum = sat(a.sNum + b.sNum);
+    r.hDen = sat(a.hDen + b.hDen);
+    r.sDen = sat(a.sDen + b.sDen);
     r.hasExp = a.hasExp || b.hasExp;
     r.kNum = sat(a.kNum * b.kNum);
     r.kDen = sat(a.kDen * b.kDen);
@@ -54,6 +88,8 @@ struct Analyzer {
     DegreeInfo r = a;
     std::swap(r.num, r.den);
     std::swap(r.kNum, r.kDen);
+    std::swap(r.hNum, r.hDen);
+    std::swap(r.sNum, r.sDen);
     return r;
   }
   DegreeInfo div(const DegreeInfo &a, const DegreeInfo &b, double execs) {
@@ -66,20 +102,40 @@ struct Analyzer {
     DegreeInfo r = x;
     r.num = sat(x.num + (c - 1) * x.den);
     r.den = sat(c * x.den);
+    // Σ_i N_i·Π_{j≠i} D_j over Π_j D_j.
+    r.hNum = sat(std::log2(c) + x.hNum + (c - 1) * x.hDen);
+    r.sNum = sat(x.sNum + (c - 1) * x.sDen);
+    r.hDen = sat(c * x.hDen);
+    r.sDen = sat(c * x.sDen);
     if (x.hasExp) {
       r.kNum = sat(c * x.kNum * std::pow(x.kDen, c - 1));
       r.kDen = sat(std::pow(x.kDen, c));
     }
     return r;
   }
+  /// Records an argument's cleared heights (oracle or interpreted exp).
+  void argHeight(const DegreeInfo &x) {
+    out.argHeightNum = std::max(out.argHeightNum, sat(x.hNum + x.sNum));
+    out.argHeightDen = std::max(out.argHeightDen, sat(x.hDen + x.sDen));
+  }
   /// An uninterpreted function: a fresh variable per distinct argument.
   DegreeInfo oracle(const DegreeInfo &x, const DegreeInfo *y, double execs) {
     out.oracleCalls = sat(out.oracleCalls + execs);
+    argHeight(x);
+    if (y)
+      argHeight(*y);
     out.oracleArgNum = std::max({out.oracleArgNum, x.num, y ? y->num : 0.0});
     out.oracleArgDen = std::max({out.oracleArgDen, x.den, y ? y->den : 0.0});
     return DegreeInfo();
   }
-  DegreeInfo unary(UnaryKind k, const DegreeInfo &x, double execs) {
+  /// max(x, y): an oracle output, or x itself when the arguments are equal
+  /// (max(x, x) = x): both are possible, so the join of the two.
+  DegreeInfo maxOf(const DegreeInfo &x, const DegreeInfo *y, double execs) {
+    DegreeInfo r = join(x, oracle(x, y, execs));
+    return y ? join(r, *y) : r;
+  }
+  DegreeInfo unary(UnaryKind k, const DegreeInfo &x, double execs,
+                   double scalar) {
     switch (k) {
     case UnaryKind::exp: {
       out.hasExp = true;
@@ -87,6 +143,7 @@ struct Analyzer {
         return oracle(x, nullptr, execs);
       out.expCalls = sat(out.expCalls + execs);
       out.expArgDegree = std::max({out.expArgDegree, x.num, x.den});
+      argHeight(x);
       DegreeInfo r; // one term ω^{g/h}: degree 0 in the inputs
       r.num = 0;
       r.hasExp = true;
@@ -107,9 +164,9 @@ struct Analyzer {
     case UnaryKind::tanh:
       return oracle(x, nullptr, execs);
     case UnaryKind::mul_scalar:
-      return x;
+      return mul(x, constant(scalar));
     case UnaryKind::add_scalar:
-      return add(x, constant());
+      return add(x, constant(scalar));
     }
     return x;
   }
@@ -135,6 +192,10 @@ struct Analyzer {
     r.den = std::max(a.den, b.den);
     r.kNum = std::max(a.kNum, b.kNum);
     r.kDen = std::max(a.kDen, b.kDen);
+    r.hNum = std::max(a.hNum, b.hNum);
+    r.sNum = std::max(a.sNum, b.sNum);
+    r.hDen = std::max(a.hDen, b.hDen);
+    r.sDen = std::max(a.sDen, b.sDen);
     r.hasExp = a.hasExp || b.hasExp;
     return r;
   }
@@ -154,7 +215,7 @@ struct Analyzer {
       r = sum(mul(in(0), in(1)), (double)shapeOf(op.operands[0]).back());
       return;
     case OpKind::Unary:
-      r = unary(op.unaryKind(), in(0), n);
+      r = unary(op.unaryKind(), in(0), n, op.scalar);
       return;
     case OpKind::Binary:
       r = binary(op.binaryKind(), in(0), in(1), n);
@@ -165,7 +226,7 @@ struct Analyzer {
       if (op.reduceKind() == ReduceKind::sum)
         r = sum(in(0), chunks);
       else
-        r = chunks > 1 ? oracle(in(0), nullptr, n * (chunks - 1)) : in(0);
+        r = chunks > 1 ? maxOf(in(0), nullptr, n * (chunks - 1)) : in(0);
       return;
     }
     case OpKind::RmsNorm: {
@@ -173,8 +234,10 @@ struct Analyzer {
       double len = (double)xs.back();
       double rows = (double)numElements(xs) / len * mult;
       DegreeInfo mean = sum(mul(in(0), in(0)), len);
+      // mean = Σx² / len (+ eps).
+      mean = byCount(mean, len);
       if (op.scalar != 0)
-        mean = add(mean, constant());
+        mean = add(mean, constant(op.scalar));
       DegreeInfo rms = oracle(mean, nullptr, rows);
       r = div(in(0), rms, (double)numElements(xs) * mult);
       if (op.operands.size() > 1)
@@ -206,7 +269,8 @@ struct Analyzer {
       v[t.inputs[i]] = ins[i];
     for (const UOp &op : t.ops) {
       if (op.kind == OpKind::Unary)
-        v[op.results[0]] = unary(op.unaryKind(), v[op.operands[0]], execs);
+        v[op.results[0]] =
+            unary(op.unaryKind(), v[op.operands[0]], execs, op.scalar);
       else if (op.kind == OpKind::Binary)
         v[op.results[0]] = binary(op.binaryKind(), v[op.operands[0]],
                                   v[op.operands[1]], execs);
@@ -244,7 +308,7 @@ struct Analyzer {
           c = sum(mul(x, x), perIter);
         DegreeInfo acc;
         if (k == AccumKind::max) {
-          acc = F > 1 ? oracle(c, nullptr, n * (F - 1)) : c;
+          acc = F > 1 ? maxOf(c, nullptr, n * (F - 1)) : c;
         } else if (op.operands.size() > 1) {
           const DegreeInfo &rs = v[op.operands[1]];
           acc = c;
@@ -253,10 +317,13 @@ struct Analyzer {
         } else {
           acc = sum(c, F);
         }
+        AccumRule rule = accumRule(op);
+        if (rule.dividesByCount)
+          acc = byCount(acc, (double)accumCount(b, op));
         if (k == AccumKind::rms_last) {
           // sqrt(acc / count + eps), as rms_norm: the eps is a constant.
           if (op.scalar != 0)
-            acc = add(acc, constant());
+            acc = add(acc, constant(op.scalar));
           acc = oracle(acc, nullptr, n);
         }
         v[op.results[0]] = acc;
@@ -309,45 +376,61 @@ GraphDegrees mirage::analyzeDegrees(const UGraph &g, bool expInterpreted) {
   return out;
 }
 
-/// log2(2^a + 2^b).
-static double log2Sum(double a, double b) {
-  double hi = std::max(a, b), lo = std::min(a, b);
-  return hi + std::log2(1 + std::exp2(lo - hi));
-}
-
 double mirage::theorem2Log2(double d, double k) {
-  double lq = std::log2((double)ff::kQ);
+  double lq = ff::FieldModuli::kLog2MinModulus; // q > 2^60 in every test
   double t1 = 3 + std::log2(std::max(d, 1.0)) + 4 * std::log2(k) - lq;
   double t2 = -lq / (k * k);
   return log2Sum(t1, t2);
 }
 
 ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
-                                     bool expInterpreted,
-                                     unsigned targetBits) {
+                                     bool expInterpreted, unsigned targetBits,
+                                     unsigned maxTests) {
   GraphDegrees c = analyzeDegrees(cand, expInterpreted);
   GraphDegrees r = analyzeDegrees(ref, expInterpreted);
   ErrorBound b;
   b.expInterpreted = expInterpreted;
-  const double lp = std::log2((double)ff::kP), lq = std::log2((double)ff::kQ);
-  // Δ and k over every pairing of outputs (a permutation may be used).
-  double delta = 0, k = 0;
+  // Every modulus of every test exceeds 2^60 (Verification.md §4).
+  const double lm = ff::FieldModuli::kLog2MinModulus;
+  // Δ, k and the difference's cleared height over every pairing of outputs
+  // (a permutation may be used).
+  double delta = 0, k = 0, height = 0;
   for (const DegreeInfo &x : c.outputs)
     for (const DegreeInfo &y : r.outputs) {
       delta = std::max({delta, x.num + y.den, y.num + x.den, 1.0});
       if (expInterpreted && (x.hasExp || y.hasExp))
         k = std::max(k, sat(x.kNum * y.kDen + y.kNum * x.kDen));
+      // N_x·D_y − N_y·D_x.
+      double h = log2Sum(x.hNum + y.hDen, y.hNum + x.hDen);
+      double sh = std::max(x.sNum + y.sDen, y.sNum + x.sDen);
+      height = std::max(height, sat(h + sh));
     }
   b.szDegree = delta;
   double M = c.oracleCalls + r.oracleCalls;
   b.collisionPairs = sat(M * (M - 1) / 2);
   double argDeg = std::max(1.0, std::max(c.oracleArgNum, r.oracleArgNum) +
                                     std::max(c.oracleArgDen, r.oracleArgDen));
+  // Two oracle (or exp) arguments: a difference of height ≤ hN + hD + 1.
+  double argHeight = sat(std::max(c.argHeightNum, r.argHeightNum) +
+                         std::max(c.argHeightDen, r.argHeightDen) + 1);
+  b.heightBits = std::max(height, argHeight);
   // Schwartz–Zippel on the cleared difference, plus oracle-argument
   // collisions (union bound over pairs of calls).
-  double l2 = std::log2(delta) - lp;
+  double l2 = std::log2(delta) - lm;
   if (M >= 2)
-    l2 = log2Sum(l2, std::log2(b.collisionPairs) + std::log2(argDeg) - lp);
+    l2 = log2Sum(l2, std::log2(b.collisionPairs) + std::log2(argDeg) - lm);
+  // A bad prime (§4.2): one of the at most ⌊H/60⌋ primes above 2^60 that
+  // divide a nonzero coefficient (|c| ≤ 2^H) of the difference or of one of
+  // the argument differences (exp's included), for either of the two
+  // primes of the test. Below 60 bits of height there is none.
+  double calls = M + c.expCalls + r.expCalls;
+  double polys = 1 + sat(calls * (calls - 1) / 2);
+  double perPoly = std::floor(b.heightBits / lm);
+  b.log2BadPrime = perPoly >= 1 ? 1 + std::log2(polys) + std::log2(perPoly) -
+                                      ff::FieldModuli::kLog2FamilySize
+                                : -INFINITY;
+  if (perPoly >= 1)
+    l2 = log2Sum(l2, b.log2BadPrime);
   if (k > 0) {
     b.expTerms = k;
     b.expDegree = std::max({delta, c.expArgDegree, r.expArgDegree, 1.0});
@@ -356,21 +439,23 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
   // Conditioning on "no zero divisor" (a test that hits one is redrawn).
   double divs = c.divisions + r.divisions;
   double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
-  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) - lq : -1e9;
+  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) - lm : -1e9;
   b.zeroDivisor = std::exp2(lz);
-  if (lz >= -1) {
-    b.log2PerTest = std::max(0.0, l2 + 1);
-  } else {
-    b.log2PerTest = l2 - std::log2(1 - b.zeroDivisor);
-  }
-  if (b.vacuous() || !std::isfinite(b.log2PerTest)) {
-    b.log2PerTest = std::max(0.0, b.log2PerTest);
+  b.log2PerTest = lz >= -1 ? 0 : l2 - std::log2(1 - b.zeroDivisor);
+  // No meaningful bound: ε ≥ 1 (or not a number), or more tests than the
+  // budget allows. The verdict is then "not verified" (§4.3).
+  double need = std::isfinite(b.log2PerTest) && b.log2PerTest < 0
+                    ? std::ceil((double)targetBits / -b.log2PerTest)
+                    : INFINITY;
+  if (!(need <= (double)maxTests)) {
+    b.log2PerTest = std::isfinite(b.log2PerTest)
+                        ? std::min(0.0, b.log2PerTest)
+                        : 0.0;
     b.tests = 0;
     b.log2Total = 0;
     return b;
   }
-  b.tests = std::max<unsigned>(
-      1, (unsigned)std::ceil((double)targetBits / -b.log2PerTest));
+  b.tests = std::max<unsigned>(1, (unsigned)need);
   b.log2Total = b.tests * b.log2PerTest;
   return b;
 }

@@ -90,6 +90,76 @@ bool ff::isPrime(uint64_t n) {
   return true;
 }
 
+Modulus::Modulus(uint64_t mod) : m(mod) {
+  // Callers guarantee kMin < m < kMax (the Barrett bounds need it).
+  mu = (uint64_t)(((unsigned __int128)1 << 124) / m);
+  two64 = (uint64_t)(((unsigned __int128)1 << 64) % m);
+  two128 = mulModSlow(two64, two64, m);
+}
+
+uint64_t Modulus::pow(uint64_t base, uint64_t e) const {
+  uint64_t r = 1 % m;
+  base %= m;
+  while (e) {
+    if (e & 1)
+      r = mul(r, base);
+    base = mul(base, base);
+    e >>= 1;
+  }
+  return r;
+}
+
+namespace {
+/// One Miller–Rabin round per base for kMin < n < kMax, n odd, in Barrett
+/// arithmetic. The seven bases {2, 325, 9375, 28178, 450775, 9780504,
+/// 1795265022} are a deterministic witness set for all n < 2^64.
+bool millerRabin(uint64_t n, llvm::ArrayRef<uint64_t> bases) {
+  Modulus mod(n);
+  uint64_t d = n - 1;
+  unsigned s = 0;
+  while ((d & 1) == 0) {
+    d >>= 1;
+    ++s;
+  }
+  for (uint64_t a : bases) {
+    a %= n;
+    if (a == 0)
+      continue;
+    uint64_t x = mod.pow(a, d);
+    if (x == 1 || x == n - 1)
+      continue;
+    bool composite = true;
+    for (unsigned r = 1; r < s && composite; ++r) {
+      x = mod.mul(x, x);
+      composite = x != n - 1;
+    }
+    if (composite)
+      return false;
+  }
+  return true;
+}
+constexpr uint64_t kWitnesses[] = {2,      325,     9375,      28178,
+                                   450775, 9780504, 1795265022};
+
+/// True when q and 2q + 1 are both prime (kMin < q, 2q + 1 < kMax, q odd).
+/// Sieving both by small primes first (q ≡ 0 or 2q + 1 ≡ 0 mod a small
+/// prime) and a base-2 round on both before the full witness set keep a
+/// draw near a tenth of a millisecond (bench/ff_mul.cpp).
+bool isSafePrimePair(uint64_t q) {
+  static const uint16_t smallPrimes[] = {
+      3,  5,  7,  11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61,
+      67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137};
+  for (uint16_t sp : smallPrimes) {
+    uint64_t r = q % sp;
+    if (r == 0 || (2 * r + 1) % sp == 0)
+      return false;
+  }
+  uint64_t p = 2 * q + 1;
+  return millerRabin(q, {2}) && millerRabin(p, {2}) &&
+         millerRabin(q, kWitnesses) && millerRabin(p, kWitnesses);
+}
+} // namespace
+
 static uint64_t splitmix(uint64_t &state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -97,8 +167,24 @@ static uint64_t splitmix(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
+FieldModuli FieldModuli::draw(uint64_t key) {
+  // Rejection sampling: uniform over the family (q prime in [2^60, 2^61),
+  // 2q + 1 prime), since every candidate q is equally likely.
+  static_assert(kCofactor == 2, "isSafePrimePair tests 2q + 1");
+  uint64_t st = key ^ 0x5a1e5eedf1e1d5ULL;
+  for (;;) {
+    uint64_t q = (splitmix(st) >> 4) | (1ULL << 60) | 1;
+    if (isSafePrimePair(q))
+      return of(kCofactor * q + 1, q);
+  }
+}
+
 FiniteFieldSemantics::FiniteFieldSemantics(uint64_t testKey, ExpMode mode)
-    : key(testKey), mode(mode) {
+    : FiniteFieldSemantics(testKey, mode, FieldModuli::draw(testKey)) {}
+
+FiniteFieldSemantics::FiniteFieldSemantics(uint64_t testKey, ExpMode mode,
+                                           const FieldModuli &moduli)
+    : mod(moduli), mode(mode) {
   uint64_t st = testKey;
   uint64_t k0 = splitmix(st), k1 = splitmix(st);
   std::memcpy(sipKey, &k0, 8);
@@ -106,8 +192,8 @@ FiniteFieldSemantics::FiniteFieldSemantics(uint64_t testKey, ExpMode mode)
   // ω = g^((p−1)/q) for a random g; ω ≠ 1 has order exactly q (q prime).
   std::mt19937_64 rng(splitmix(st));
   do {
-    uint64_t g = 2 + rng() % (kP - 3);
-    omega_ = powMod(g, kCofactor, kP);
+    uint64_t g = 2 + rng() % (mod.p.m - 3);
+    omega_ = mod.p.pow(g, FieldModuli::kCofactor);
   } while (omega_ == 1);
 }
 
@@ -123,13 +209,12 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
   int64_t mant = (int64_t)std::ldexp(m, 53); // exact: 53-bit integer
   e -= 53;
   Value r = fromInt(mant);
-  auto scale = [&](uint64_t x, uint64_t mod) {
-    uint64_t two = e >= 0 ? 2 : (mod + 1) / 2; // 2 or 2^{-1}
-    return mulMod(x, powMod(two, (uint64_t)(e >= 0 ? e : -(int64_t)e), mod),
-                  mod);
+  auto scale = [&](uint64_t x, const Modulus &m) {
+    uint64_t two = e >= 0 ? 2 : (m.m + 1) / 2; // 2 or 2^{-1}
+    return m.mul(x, m.pow(two, (uint64_t)(e >= 0 ? e : -(int64_t)e)));
   };
-  r.p = scale(r.p, kP);
-  r.q = scale(r.q, kQ);
+  r.p = scale(r.p, mod.p);
+  r.q = scale(r.q, mod.q);
   return r;
 }
 
@@ -142,16 +227,20 @@ FieldValue FiniteFieldSemantics::inverse(Value a) const {
   // runs of elements by the same value (rms_norm rows, a broadcast row sum).
   // The inverse is a pure function of the residue, so the cache is exact and
   // shared by every domain on the thread.
-  thread_local uint64_t lastP = 1, lastPInv = 1, lastQ = 1, lastQInv = 1;
-  if (a.p != lastP) {
-    lastPInv = invMod(a.p, kP);
+  // The primes differ between tests, so the cache is keyed on the modulus.
+  thread_local uint64_t lastPm = 0, lastP = 1, lastPInv = 1;
+  thread_local uint64_t lastQm = 0, lastQ = 1, lastQInv = 1;
+  if (a.p != lastP || mod.p.m != lastPm) {
+    lastPInv = invMod(a.p, mod.p.m);
     lastP = a.p;
+    lastPm = mod.p.m;
   }
   uint64_t iq = 0;
   if (!a.qUndef) {
-    if (a.q != lastQ) {
-      lastQInv = invMod(a.q, kQ);
+    if (a.q != lastQ || mod.q.m != lastQm) {
+      lastQInv = invMod(a.q, mod.q.m);
       lastQ = a.q;
+      lastQm = mod.q.m;
     }
     iq = lastQInv;
   }
@@ -160,33 +249,46 @@ FieldValue FiniteFieldSemantics::inverse(Value a) const {
 
 FieldValue FiniteFieldSemantics::oracle(Symbol s, Value x,
                                         const Value *y) const {
-  uint8_t buf[17];
+  // Keyed on both components: arguments that agree in one field only must
+  // not give equal outputs (Verification.md §2). An undefined q part is
+  // hashed as a flag, not as its (meaningless) residue.
+  uint8_t buf[1 + 2 * 17];
   buf[0] = static_cast<uint8_t>(s);
-  std::memcpy(buf + 1, &x.p, 8);
-  size_t len = 9;
-  if (y) {
-    std::memcpy(buf + 9, &y->p, 8);
-    len = 17;
-  }
+  size_t len = 1;
+  auto put = [&](const Value &v) {
+    uint64_t vq = v.qUndef ? 0 : v.q;
+    std::memcpy(buf + len, &v.p, 8);
+    std::memcpy(buf + len + 8, &vq, 8);
+    buf[len + 16] = v.qUndef;
+    len += 17;
+  };
+  put(x);
+  if (y)
+    put(*y);
   uint8_t out[16];
   llvm::getSipHash_2_4_128(llvm::ArrayRef<uint8_t>(buf, len), sipKey, out);
   unsigned __int128 h;
   std::memcpy(&h, out, 16);
   Value r;
-  r.p = reduceP(h); // 128 bits mod a 63-bit prime: bias < 2^-64
+  r.p = uniformFrom128(h, mod.p); // bias < 2^-66
   // An independent draw for the q part (domain-separated input).
   buf[0] |= 0x80;
   llvm::getSipHash_2_4_128(llvm::ArrayRef<uint8_t>(buf, len), sipKey, out);
   std::memcpy(&h, out, 16);
-  r.q = reduceQ(h);
+  r.q = uniformFrom128(h, mod.q);
   return r;
 }
 
 FieldValue FiniteFieldSemantics::max(Value a, Value b) const {
-  if (a.p == b.p)
+  if (a.identical(b))
     return a; // max(x, x) = x
   // Keyed on the unordered pair: max is commutative.
-  return a.p < b.p ? oracle(Symbol::Max, a, &b) : oracle(Symbol::Max, b, &a);
+  auto less = [](const Value &u, const Value &v) {
+    return u.p != v.p ? u.p < v.p
+                      : (u.qUndef != v.qUndef ? u.qUndef < v.qUndef
+                                              : u.q < v.q);
+  };
+  return less(a, b) ? oracle(Symbol::Max, a, &b) : oracle(Symbol::Max, b, &a);
 }
 
 FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
@@ -199,7 +301,7 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
       nestedExp_.set();
       return oracle(Symbol::Exp, x);
     }
-    return Value{powMod(omega_, x.q, kP), 0, true};
+    return Value{mod.p.pow(omega_, x.q), 0, true};
   case UnaryKind::square:
     return mul(x, x);
   case UnaryKind::sqrt:

@@ -145,3 +145,19 @@ NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
   }
   return res;
 }
+
+double mirage::float64Disagreement(const UGraph &cand, const UGraph &ref,
+                                   uint64_t seed, unsigned trials,
+                                   unsigned threads) {
+  Float64Semantics sem;
+  Evaluator<Float64Semantics> eval(sem, threads);
+  double worst = 0;
+  for (unsigned t = 0; t < trials; ++t) {
+    auto inputs = randomInputs(ref, seed + t);
+    auto a = eval.run(cand, inputs);
+    auto b = eval.run(ref, inputs);
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+      worst = std::max(worst, maxRelativeError(a[i], b[i]));
+  }
+  return worst;
+}

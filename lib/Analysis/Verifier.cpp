@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
+#include <random>
 
 using namespace mirage;
 using ff::FieldValue;
@@ -67,10 +69,12 @@ struct ModeOutcome {
   unsigned tests = 0;
   bool nestedExp = false;
   bool inconclusive = false;
+  bool badConstant = false; // a NaN or infinite scalar
 };
 
 ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
-                    unsigned nTests, const VerifyOptions &opts) {
+                    unsigned nTests, uint64_t seed,
+                    const VerifyOptions &opts) {
   using Sem = FiniteFieldSemantics;
   using T = Tensor<FieldValue>;
   size_t nOut = ref.outputs.size();
@@ -88,7 +92,7 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
   for (unsigned t = 0; t < nTests; ++t) {
     bool done = false;
     for (unsigned r = 0; r <= opts.maxRedraws && !done; ++r) {
-      uint64_t key = mix(mix(mix(opts.seed) ^ (expI ? 0x5eed : 0x1dea)) ^
+      uint64_t key = mix(mix(mix(seed) ^ (expI ? 0x5eed : 0x1dea)) ^
                          ((uint64_t)t << 8 | r));
       Sem sem(key, expI ? Sem::ExpMode::Interpreted
                         : Sem::ExpMode::Uninterpreted);
@@ -97,12 +101,16 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
       for (int32_t v : ref.inputs) {
         T x(ref.values[v].shape, FieldValue{});
         for (FieldValue &e : x.data)
-          e = Sem::random(rng);
+          e = sem.random(rng);
         ins.push_back(std::move(x));
       }
       Evaluator<Sem> eval(sem, opts.threads);
       std::vector<T> a = eval.run(cand, ins);
       std::vector<T> b = eval.run(ref, ins);
+      if (sem.badConstant()) {
+        out.badConstant = true; // no redraw can fix a NaN or inf scalar
+        return out;
+      }
       if (sem.nestedExp()) {
         out.nestedExp = true;
         return out;
@@ -146,12 +154,31 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
 std::string boundText(const ErrorBound &b) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  if (b.vacuous())
-    os << "no useful false-acceptance bound";
-  else
-    os << "false-acceptance bound 2^" << (long)std::floor(b.log2Total);
+  os << "false-acceptance bound 2^" << (long)std::floor(b.log2Total);
   return s;
 }
+
+/// Why a bound is vacuous, for the "not verified" message.
+std::string vacuousText(const ErrorBound &b, unsigned maxTests) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "no meaningful false-acceptance bound (per-test bound 2^"
+     << llvm::format("%.3g", b.log2PerTest) << ", degree "
+     << llvm::format("%.3g", b.szDegree) << ", height "
+     << llvm::format("%.3g", b.heightBits) << " bits";
+  if (b.expTerms > 0)
+    os << ", Theorem 2 with k = " << llvm::format("%.3g", b.expTerms);
+  os << "; more than " << maxTests << " tests would be needed)";
+  return s;
+}
+} // namespace
+
+uint64_t mirage::drawRandomSeed() {
+  std::random_device rd;
+  return ((uint64_t)rd() << 32) ^ rd();
+}
+
+namespace {
 } // namespace
 
 VerificationResult mirage::verifyEquivalence(const UGraph &cand,
@@ -167,6 +194,10 @@ VerificationResult mirage::verifyEquivalence(const UGraph &cand,
     res.message = "the signatures differ";
     return res;
   }
+
+  uint64_t seed = opts.seed ? *opts.seed : drawRandomSeed();
+  res.seed = seed;
+  std::string seedText = " (seed " + std::to_string(seed) + ")";
 
   auto accept = [&](const ModeOutcome &o, const ErrorBound &b) {
     res.tests = o.tests;
@@ -188,10 +219,34 @@ VerificationResult mirage::verifyEquivalence(const UGraph &cand,
       os << "] (" << o.tests << " tests)";
     }
     if (b.expInterpreted)
-      os << " (exp interpreted as ω^x, Theorem 2"
-         << (b.vacuous() ? " is vacuous for k = " : " with k = ")
+      os << " (exp interpreted as ω^x, Theorem 2 with k = "
          << llvm::format("%.3g", b.expTerms) << ")";
-    res.message = s;
+    res.message = s + seedText;
+    if (o.identity && opts.float64Tolerance >= 0) {
+      // An accepted pair must also agree in float64 (Verification.md §4.5).
+      res.float64Error = float64Disagreement(cand, ref, seed, 1, opts.threads);
+      if (!(res.float64Error <= opts.float64Tolerance)) {
+        res.status = VerifyStatus::NotEquivalent;
+        std::string m;
+        llvm::raw_string_ostream ms(m);
+        ms << "accepted in the finite field, but the float64 outputs differ "
+              "by "
+           << llvm::format("%.3g", res.float64Error)
+           << " (relative; tolerance "
+           << llvm::format("%.3g", opts.float64Tolerance)
+           << "): an assumption of the field argument failed" << seedText;
+        res.message = m;
+      }
+    }
+    return res;
+  };
+  auto notVerified = [&](const ModeOutcome &o, const ErrorBound &b) {
+    res.status = VerifyStatus::NotVerified;
+    res.tests = o.tests;
+    res.bound = b;
+    res.expInterpreted = b.expInterpreted;
+    res.boundVacuous = true;
+    res.message = vacuousText(b, opts.maxTests) + seedText;
     return res;
   };
   auto reject = [&](const ModeOutcome &o, const ErrorBound &b) {
@@ -206,37 +261,57 @@ VerificationResult mirage::verifyEquivalence(const UGraph &cand,
     if (o.tests == 0)
       res.message = "output #" + std::to_string(o.diffOut) +
                     " has a different shape";
+    res.message += seedText;
     return res;
   };
   auto inconclusive = [&](std::string why) {
     res.status = VerifyStatus::Inconclusive;
-    res.message = std::move(why);
+    res.message = std::move(why) + seedText;
     return res;
+  };
+  auto modeFailure = [&](const ModeOutcome &o) -> std::optional<std::string> {
+    if (o.badConstant)
+      return std::string("a scalar constant is not finite (NaN or inf)");
+    if (o.nestedExp)
+      return std::string("the graphs differ with exp uninterpreted, and "
+                         "nested exponentiation is outside the LAX fragment");
+    if (o.inconclusive)
+      return std::string("every redraw of a test hit a zero divisor");
+    return std::nullopt;
   };
 
   // 1. Every function but the field operations uninterpreted, exp included:
-  //    the strong Schwartz–Zippel bound.
-  ErrorBound bu = computeErrorBound(cand, ref, false, opts.targetBits);
+  //    the strong Schwartz–Zippel bound. A vacuous bound still runs a few
+  //    tests: a difference found is a real "not equivalent".
+  constexpr unsigned kProbeTests = 8;
+  ErrorBound bu =
+      computeErrorBound(cand, ref, false, opts.targetBits, opts.maxTests);
   ModeOutcome u = runMode(cand, ref, false,
-                          bu.vacuous() ? opts.vacuousTests : bu.tests, opts);
-  if (u.inconclusive)
-    return inconclusive("every redraw of a test hit a zero divisor");
-  if (u.identity || !u.permutation.empty())
+                          bu.vacuous() ? kProbeTests : bu.tests, seed, opts);
+  if (auto why = modeFailure(u))
+    return inconclusive(*why);
+  bool uAgrees = u.identity || !u.permutation.empty();
+  if (uAgrees && !bu.vacuous())
     return accept(u, bu);
-  if (!containsExp(cand) && !containsExp(ref))
+  bool hasExp = containsExp(cand) || containsExp(ref);
+  if (!uAgrees && !hasExp)
     return reject(u, bu);
 
   // 2. exp interpreted as ω^{x_q} (the paper's LAX semantics): complete for
   //    LAX graphs (equivalent graphs always pass), bound by Theorem 2.
-  ErrorBound bi = computeErrorBound(cand, ref, true, opts.targetBits);
-  ModeOutcome in = runMode(cand, ref, true,
-                           bi.vacuous() ? opts.vacuousTests : bi.tests, opts);
-  if (in.nestedExp)
-    return inconclusive("the graphs differ with exp uninterpreted, and nested "
-                        "exponentiation is outside the LAX fragment");
-  if (in.inconclusive)
-    return inconclusive("every redraw of a test hit a zero divisor");
-  if (in.identity || !in.permutation.empty())
-    return accept(in, bi);
-  return reject(in, bi);
+  if (hasExp) {
+    ErrorBound bi =
+        computeErrorBound(cand, ref, true, opts.targetBits, opts.maxTests);
+    ModeOutcome in = runMode(cand, ref, true,
+                             bi.vacuous() ? kProbeTests : bi.tests, seed, opts);
+    if (auto why = modeFailure(in))
+      return uAgrees ? notVerified(u, bu) : inconclusive(*why);
+    bool iAgrees = in.identity || !in.permutation.empty();
+    if (iAgrees && !bi.vacuous())
+      return accept(in, bi);
+    if (!iAgrees) // mode I is complete for LAX graphs: a real difference
+      return reject(in, bi);
+    return notVerified(in, bi);
+  }
+  return notVerified(u, bu);
 }

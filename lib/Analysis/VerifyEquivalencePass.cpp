@@ -69,7 +69,8 @@ struct VerifyEquivalencePass
       return failure();
     VerifyOptions opts;
     opts.targetBits = targetBits;
-    opts.seed = seed;
+    if (seed != 0)
+      opts.seed = seed; // else drawn at random and named in the verdict
     VerificationResult r = verifyEquivalence(*cand, *ref, opts);
     LogicalResult verdict = report(candOp, *cand, *ref, r, head, refName);
     // The Z3 check reports on its own; a counterexample fails the pass.
@@ -87,7 +88,7 @@ struct VerifyEquivalencePass
       candOp.emitRemark(head + "is equivalent to reference '" + refName +
                         "': " + r.message);
       if (dtypeCheck)
-        reportNumerics(candOp, checkNumerics(cand, ref, seed), false);
+        reportNumerics(candOp, checkNumerics(cand, ref, r.seed), false);
       return success();
     case VerifyStatus::EquivalentUpToPermutation:
     case VerifyStatus::NotEquivalent:
@@ -96,6 +97,9 @@ struct VerifyEquivalencePass
     case VerifyStatus::Inconclusive:
       return candOp.emitError(head + "could not be verified against "
                                      "reference '" +
+                              refName + "': " + r.message);
+    case VerifyStatus::NotVerified:
+      return candOp.emitError(head + "is not verified against reference '" +
                               refName + "': " + r.message);
     }
     return failure();

@@ -231,6 +231,7 @@ struct ProbeWitness {
   using T = Tensor<ff::FieldValue>;
   struct Mode {
     uint64_t key = 0;
+    ff::FieldModuli moduli; // drawn once from the key, reused per candidate
     Sem::ExpMode mode = Sem::ExpMode::Uninterpreted;
     std::vector<T> ins, outs;
     bool usable = false;
@@ -242,12 +243,13 @@ struct ProbeWitness {
       Mode &m = modes[i];
       m.key = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (0x7e57ull + i);
       m.mode = i == 0 ? Sem::ExpMode::Uninterpreted : Sem::ExpMode::Interpreted;
-      Sem sem(m.key, m.mode);
+      m.moduli = ff::FieldModuli::draw(m.key);
+      Sem sem(m.key, m.mode, m.moduli);
       std::mt19937_64 rng(m.key ^ 0x1234567);
       for (int32_t v : ref.inputs) {
         T x(ref.values[v].shape, ff::FieldValue{});
         for (ff::FieldValue &e : x.data)
-          e = Sem::random(rng);
+          e = sem.random(rng);
         m.ins.push_back(std::move(x));
       }
       Evaluator<Sem> eval(sem, 1);
@@ -262,7 +264,7 @@ struct ProbeWitness {
     for (const Mode &m : modes) {
       if (!m.usable)
         return true;
-      Sem sem(m.key, m.mode);
+      Sem sem(m.key, m.mode, m.moduli);
       Evaluator<Sem> eval(sem, 1);
       std::vector<T> a = eval.run(cand, m.ins);
       if (!sem.conclusive())

@@ -7,6 +7,8 @@
 
 #include "llvm/Support/Format.h"
 
+#include <cmath>
+
 namespace mirage {
 #define GEN_PASS_DEF_MIRAGECOMPARE
 #include "Mirage/Transforms/Passes.h.inc"
@@ -52,8 +54,13 @@ struct ComparePass : mirage::impl::MirageCompareBase<ComparePass> {
     llvm::raw_string_ostream os(msg);
     os << "graph '" << candOp.getSymName().value_or("<unnamed>") << "' "
        << (worst <= tolerance ? "matches" : "differs from") << " reference '"
-       << *candOp.getReference() << "': max relative error "
-       << llvm::format("%.3g", worst) << " over " << trials << " trials";
+       << *candOp.getReference() << "': ";
+    if (std::isinf(worst)) // maxRelativeError: a NaN/inf where the other
+                           // graph is finite (or a different inf)
+      os << "non-finite values (NaN or inf) where the reference differs";
+    else
+      os << "max relative error " << llvm::format("%.3g", worst);
+    os << " over " << trials << " trials";
     if (worst <= tolerance) { // NaN compares false: reported as an error
       mlir::emitRemark(candOp.getLoc(), msg);
       return success();

@@ -78,3 +78,25 @@ func.func @signature(%x: tensor<4xf32>, %y: tensor<2xf32>) -> (tensor<4xf32>, te
   }
   return %r, %o : tensor<4xf32>, tensor<2xf32>
 }
+
+// -----
+
+// Issue 11, class 7: NaN is never ignored. sqrt(-(x·x) - 1) is NaN for every
+// input, where the reference is finite; this used to "match, error 0".
+func.func @nan_everywhere(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %r = mirage_kernel.graph "ref" (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = mirage_kernel.unary square %a : tensor<4x8xf32>
+    mirage_kernel.yield %s : tensor<4x8xf32>
+  }
+  // expected-error @+1 {{graph 'nan' differs from reference 'ref': non-finite values (NaN or inf) where the reference differs}}
+  %o = mirage_kernel.graph "nan" reference "ref" (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = mirage_kernel.unary square %a : tensor<4x8xf32>
+    %n = mirage_kernel.unary mul_scalar %s scalar(-1.0) : tensor<4x8xf32>
+    %m = mirage_kernel.unary add_scalar %n scalar(-1.0) : tensor<4x8xf32>
+    %q = mirage_kernel.unary sqrt %m : tensor<4x8xf32>
+    mirage_kernel.yield %q : tensor<4x8xf32>
+  }
+  return %r, %o : tensor<4x8xf32>, tensor<4x8xf32>
+}

@@ -75,14 +75,14 @@ TEST(ParallelEval, Float64BitIdenticalForEveryThreadCount) {
 TEST(ParallelEval, FiniteFieldBitIdenticalForEveryThreadCount) {
   for (const UGraph &g : {fused(6, 256, 128), batched()}) {
     std::mt19937_64 rng(5);
+    FiniteFieldSemantics sem(9, FiniteFieldSemantics::ExpMode::Uninterpreted);
     std::vector<Tensor<FieldValue>> ins;
     for (int32_t v : g.inputs) {
       Tensor<FieldValue> x(g.values[v].shape, FieldValue{});
       for (FieldValue &e : x.data)
-        e = FiniteFieldSemantics::random(rng);
+        e = sem.random(rng);
       ins.push_back(std::move(x));
     }
-    FiniteFieldSemantics sem(9, FiniteFieldSemantics::ExpMode::Uninterpreted);
     auto serial = Evaluator<FiniteFieldSemantics>(sem, 1).run(g, ins);
     for (unsigned t : {2u, 4u, 5u}) {
       auto par = Evaluator<FiniteFieldSemantics>(sem, t).run(g, ins);

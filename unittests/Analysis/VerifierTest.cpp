@@ -26,7 +26,7 @@ UGraph unaryGraph(UnaryKind k, Shape s = {4, 8}) {
 } // namespace
 
 TEST(ErrorBound, Theorem2Term) {
-  double lq = std::log2((double)ff::kQ);
+  double lq = ff::FieldModuli::kLog2MinModulus;
   // k = 1: q^{-1} dominates nothing; 8d/q + 1/q.
   EXPECT_NEAR(theorem2Log2(1, 1), std::log2(9.0) - lq, 1e-9);
   // k = 2: q^{-1/4} dominates.
@@ -65,6 +65,9 @@ TEST(ErrorBound, TestsReachTarget) {
                                    rmsMatmulReference(4, 64, 32), false, 64);
   ASSERT_FALSE(b.vacuous());
   EXPECT_LT(b.log2PerTest, -40);
+  // Heights of about 13 bits: no prime above 2^60 divides a coefficient.
+  EXPECT_LT(b.heightBits, 60);
+  EXPECT_EQ(b.log2BadPrime, -INFINITY);
   EXPECT_GE(b.tests, 1u);
   EXPECT_LE(b.log2Total, -64);
   EXPECT_GT((b.tests - 1) * b.log2PerTest, -64); // n is the least such
@@ -246,4 +249,199 @@ TEST(Numerics, ExpOverflowsF16) {
   NumericsResult eps = checkNumerics(rmsEpsMatmulFused(4, 64, 32, 4, 4, 1e-5),
                                      rmsEpsMatmulReference(4, 64, 32, 1e-5), 1);
   EXPECT_FALSE(eps.exceeds()) << eps.maxRelError;
+}
+
+//===----------------------------------------------------------------------===//
+// Issue 11: the seven classes of false acceptance, one regression each
+//===----------------------------------------------------------------------===//
+
+namespace {
+// The fixed public primes of the first verifier, to build inputs that fooled
+// it. Nothing in the verifier uses them any more.
+constexpr uint64_t kOldP = 9223372036854774893ULL; // 2^63 − 915
+constexpr uint64_t kOldQ = 2305843009213693723ULL; // 2^61 − 229
+using u128 = unsigned __int128;
+
+/// x·c as a kernel op.
+int32_t scaled(UGraph &g, int32_t x, double c) {
+  return g.addUnary(UnaryKind::mul_scalar, x, c);
+}
+/// x^e by square-and-multiply (e ≥ 1).
+int32_t power(UGraph &g, int32_t x, u128 e) {
+  int32_t acc = -1, sq = x;
+  while (e) {
+    if (e & 1)
+      acc = acc < 0 ? sq : g.addBinary(BinaryKind::mul, acc, sq);
+    e >>= 1;
+    if (e)
+      sq = g.addUnary(UnaryKind::square, sq);
+  }
+  return acc;
+}
+/// The constant 1 as a function of x.
+int32_t one(UGraph &g, int32_t x) {
+  return g.addUnary(UnaryKind::add_scalar, scaled(g, x, 0), 1);
+}
+VerifyOptions seeded(uint64_t seed) {
+  VerifyOptions o;
+  o.seed = seed;
+  return o;
+}
+} // namespace
+
+// Class 1: constants that alias modulo the primes. 2^200 ≡ r (mod p·q) for
+// the old primes, and r < 2^124 is a sum of four 31-bit pieces times powers
+// of two, each an exact double: x·2^200 and Σ x·d_i·2^(31i) were equal in
+// both old fields, though they differ by a factor of about 2^76 over R.
+TEST(VerifierSoundness, ConstantsThatAliasModuloFixedPrimes) {
+  u128 pq = (u128)kOldP * kOldQ, r = 1;
+  for (int i = 0; i < 200; ++i)
+    r = (r << 1) % pq;
+  UGraph ref, cand;
+  int32_t x = ref.addInput({2, 4}, ElemType::F32);
+  ref.markOutput(scaled(ref, x, std::ldexp(1.0, 200)));
+  x = cand.addInput({2, 4}, ElemType::F32);
+  int32_t sum = -1;
+  for (int i = 0; i < 4; ++i) {
+    double d = (double)(uint64_t)((r >> (31 * i)) & 0x7fffffff);
+    int32_t t = scaled(cand, x, std::ldexp(d, 31 * i));
+    sum = sum < 0 ? t : cand.addBinary(BinaryKind::add, sum, t);
+  }
+  cand.markOutput(sum);
+  for (uint64_t seed : {1, 2, 3}) {
+    VerificationResult v = verifyEquivalence(cand, ref, seeded(seed));
+    EXPECT_EQ(v.status, VerifyStatus::NotEquivalent) << v.message;
+  }
+  // The bound counts the primes that could divide the 200-bit coefficient.
+  ErrorBound b = computeErrorBound(cand, ref, false, 64);
+  EXPECT_GE(b.heightBits, 200);
+  EXPECT_GT(b.log2BadPrime, -50);
+}
+
+// Class 2: one field alone decided. 2^63 ≡ 915 (mod old p) but not mod old
+// q; the oracles were keyed on the p residue only, so sqrt(2^63·x) and
+// sqrt(915·x) got the same outputs in both fields.
+TEST(VerifierSoundness, AliasingInOneFieldDoesNotReachOracles) {
+  UGraph a, b;
+  int32_t x = a.addInput({2, 4}, ElemType::F32);
+  a.markOutput(a.addUnary(UnaryKind::sqrt, scaled(a, x, std::ldexp(1.0, 63))));
+  x = b.addInput({2, 4}, ElemType::F32);
+  b.markOutput(b.addUnary(UnaryKind::sqrt, scaled(b, x, 915)));
+  ASSERT_EQ(((u128)1 << 63) % kOldP, 915u);
+  for (uint64_t seed : {1, 2, 3}) {
+    VerificationResult v = verifyEquivalence(a, b, seeded(seed));
+    EXPECT_EQ(v.status, VerifyStatus::NotEquivalent) << v.message;
+  }
+}
+
+// Class 3: vacuous bounds. x^E with E = lcm(p − 1, q − 1) of the old primes
+// was 1 in both old fields and was reported "equivalent" to 1 with "no
+// useful bound"; and a formally equal pair whose degree reaches the field
+// size proves nothing: "not verified", never equivalent.
+TEST(VerifierSoundness, VacuousBoundIsNotVerified) {
+  u128 e = (u128)2 * kOldQ * (kOldQ - 1); // lcm(4q, q − 1)
+  ASSERT_EQ(e % (kOldP - 1), 0u);
+  UGraph chain, unit;
+  int32_t x = chain.addInput({2, 2}, ElemType::F32);
+  chain.markOutput(power(chain, x, e));
+  x = unit.addInput({2, 2}, ElemType::F32);
+  unit.markOutput(one(unit, x));
+  VerificationResult v = verifyEquivalence(chain, unit, seeded(1));
+  EXPECT_NE(v.status, VerifyStatus::Equivalent) << v.message;
+
+  // x^(2^70) by squaring vs x^(2^69)·x^(2^69): equal, degree 2^70.
+  UGraph s1, s2;
+  x = s1.addInput({2, 2}, ElemType::F32);
+  s1.markOutput(power(s1, x, (u128)1 << 70));
+  x = s2.addInput({2, 2}, ElemType::F32);
+  int32_t h = power(s2, x, (u128)1 << 69);
+  s2.markOutput(s2.addBinary(BinaryKind::mul, h, h));
+  VerificationResult nv = verifyEquivalence(s1, s2, seeded(1));
+  EXPECT_EQ(nv.status, VerifyStatus::NotVerified) << nv.message;
+  EXPECT_NE(nv.message.find("no meaningful false-acceptance bound"),
+            std::string::npos)
+      << nv.message;
+}
+
+// Class 3, the other side: a correct softmax over a row of 8 whose proof
+// needs exp(a + b) = exp(a)·exp(b) (mode I, Theorem 2 with a weak per-test
+// bound) is accepted with a real bound, by running more tests.
+TEST(VerifierSoundness, SoftmaxRowOf8GetsARealBound) {
+  auto softmax = [](bool split) {
+    UGraph g;
+    int32_t a = g.addInput({2, 8}, ElemType::F32);
+    int32_t b = g.addInput({2, 8}, ElemType::F32);
+    int32_t e =
+        split ? g.addBinary(BinaryKind::mul, g.addUnary(UnaryKind::exp, a),
+                            g.addUnary(UnaryKind::exp, b))
+              : g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::add, a, b));
+    g.markOutput(
+        g.addBinary(BinaryKind::div, e, g.addReduce(ReduceKind::sum, e, 1)));
+    return g;
+  };
+  VerificationResult v = verifyEquivalence(softmax(true), softmax(false),
+                                           seeded(5));
+  ASSERT_EQ(v.status, VerifyStatus::Equivalent) << v.message;
+  EXPECT_TRUE(v.expInterpreted);
+  EXPECT_FALSE(v.boundVacuous);
+  EXPECT_LE(v.log2Bound, -64);
+  EXPECT_GT(v.tests, 8u);
+}
+
+// Class 4: max(v, v) = v returns v itself, so its degree is v's, not a
+// fresh variable's: a degree-2^10 value behind a max must not look linear.
+TEST(VerifierSoundness, DegreeSeesThroughMaxOfEqualArguments) {
+  UGraph g;
+  int32_t x = g.addInput({4, 1}, ElemType::F32);
+  int32_t v = power(g, x, 1024);
+  int32_t m = g.addReduce(ReduceKind::max, g.addConcat(v, v, 1), 1);
+  g.markOutput(m);
+  GraphDegrees d = analyzeDegrees(g, false);
+  ASSERT_EQ(d.outputs.size(), 1u);
+  EXPECT_GE(d.outputs[0].num, 1024);
+}
+
+// Class 5: the seed is drawn at random by default and reported; a given
+// seed reproduces the run.
+TEST(VerifierSoundness, SeedIsRandomByDefaultAndReported) {
+  UGraph cand = rmsMatmulFused(4, 64, 32, 4, 4);
+  UGraph ref = rmsMatmulReference(4, 64, 32);
+  VerificationResult a = verifyEquivalence(cand, ref);
+  VerificationResult b = verifyEquivalence(cand, ref);
+  ASSERT_TRUE(a.equivalent() && b.equivalent()) << a.message << b.message;
+  EXPECT_NE(a.message, b.message); // the seeds differ
+  EXPECT_NE(a.message.find("seed "), std::string::npos) << a.message;
+  VerificationResult c = verifyEquivalence(cand, ref, seeded(a.seed));
+  EXPECT_EQ(c.message, a.message);
+}
+
+// Class 6: a pair accepted in the field but far apart in float64 is an
+// error, not a warning: (x + 2^60) − 2^60 is x over the reals and 0 in
+// float64.
+TEST(VerifierSoundness, Float64DisagreementIsAnError) {
+  UGraph a, b;
+  int32_t x = a.addInput({2, 4}, ElemType::F32);
+  a.markOutput(a.addUnary(
+      UnaryKind::add_scalar,
+      a.addUnary(UnaryKind::add_scalar, x, std::ldexp(1.0, 60)),
+      -std::ldexp(1.0, 60)));
+  x = b.addInput({2, 4}, ElemType::F32);
+  b.markOutput(scaled(b, x, 1));
+  VerificationResult v = verifyEquivalence(a, b, seeded(1));
+  EXPECT_EQ(v.status, VerifyStatus::NotEquivalent) << v.message;
+  EXPECT_NE(v.message.find("float64"), std::string::npos) << v.message;
+}
+
+// Class 7: a NaN or infinite scalar is reported as such, not as "every
+// redraw hit a zero divisor".
+TEST(VerifierSoundness, NonFiniteScalarIsNamed) {
+  for (double c : {NAN, INFINITY}) {
+    UGraph g;
+    int32_t x = g.addInput({2, 2}, ElemType::F32);
+    g.markOutput(scaled(g, x, c));
+    VerificationResult v = verifyEquivalence(g, g, seeded(1));
+    EXPECT_EQ(v.status, VerifyStatus::Inconclusive);
+    EXPECT_NE(v.message.find("not finite"), std::string::npos) << v.message;
+    EXPECT_EQ(v.message.find("zero divisor"), std::string::npos) << v.message;
+  }
 }

@@ -2,7 +2,8 @@
 //
 // FiniteFieldSemantics is a scalar domain for the generic Evaluator<Sem>
 // (Mirage/Semantics/Evaluator.h), like Float64Semantics. A value is a pair
-// (x_p, x_q) ∈ Z_p × Z_q with q | p − 1 (paper §5, Table 3):
+// (x_p, x_q) ∈ Z_p × Z_q with q | p − 1 (paper §5, Table 3), both primes
+// drawn per test:
 //
 //   add, sub, mul          component-wise, exact;
 //   div                    multiplication by the modular inverse; a zero
@@ -15,7 +16,7 @@
 //                          nestedExp();
 //   exp (uninterpreted)    a random oracle, like the functions below;
 //   sqrt, relu, gelu,      uninterpreted: a keyed pseudo-random function of
-//   sigmoid, tanh, pow,    (test key, symbol, x_p [, y_p]); rsqrt(x) is
+//   sigmoid, tanh, pow,    (test key, symbol, x [, y]); rsqrt(x) is
 //   max                    1/sqrt(x) and silu(x) is x·sigmoid(x) under the
 //                          same oracle; max is keyed on the unordered pair
 //                          and max(x, x) = x;
@@ -24,10 +25,14 @@
 // Domains are cheap; make one per test. The status flags are atomic, so the
 // evaluator's workers may share one domain within a test.
 //
-// Speed: products reduce modulo the pseudo-Mersenne p and q with two folds
-// (no 128-bit division), and the evaluator's matmul sums products in a
-// 192-bit accumulator, reducing once per output element (DotAccumulator).
-// Both are exact; the unit tests compare them with `%` on random values.
+// Primes: every test draws its own pair (q a random 61-bit prime, p = 2q + 1
+// prime) from its key (FieldModuli), so no constant can be chosen to alias
+// in the field; see docs/Rationale/Verification.md §4.1.
+//
+// Speed: products reduce with Barrett (Modulus: three multiplications, no
+// division), and the evaluator's matmul sums products in a 192-bit
+// accumulator, reducing once per output element (DotAccumulator). Both are
+// exact; the unit tests compare them with `%` on random values.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_ANALYSIS_FINITEFIELD_H
@@ -40,14 +45,6 @@
 #include <random>
 
 namespace mirage::ff {
-
-/// q = 2^61 − 229, prime; p = 4q + 1 = 2^63 − 915, prime. Both primalities
-/// are checked by the unit tests with a deterministic Miller–Rabin.
-constexpr uint64_t kQ = 2305843009213693723ULL;
-constexpr uint64_t kP = 9223372036854774893ULL;
-constexpr uint64_t kCofactor = 4; // (p − 1) / q
-static_assert(kP == kCofactor * kQ + 1, "q must divide p - 1");
-static_assert(kP < (1ULL << 63), "sums of two residues must fit in 64 bits");
 
 inline uint64_t addMod(uint64_t a, uint64_t b, uint64_t m) {
   uint64_t s = a + b; // a, b < m < 2^63: no overflow
@@ -62,55 +59,82 @@ inline uint64_t mulModSlow(uint64_t a, uint64_t b, uint64_t m) {
   return (uint64_t)((unsigned __int128)a * b % m);
 }
 
-// Fast reduction. p = 2^63 − 915 and q = 2^61 − 229 are pseudo-Mersenne:
-// with x = hi·2^s + lo, x ≡ hi·c + lo (mod 2^s − c). Two folds and one
-// conditional subtraction reduce any 128-bit x exactly, with multiplications
-// and shifts only (no division).
-constexpr uint64_t kPc = (1ULL << 63) - kP; // 915
-constexpr uint64_t kQc = (1ULL << 61) - kQ; // 229
-static_assert(kPc == 915 && kQc == 229, "pseudo-Mersenne constants");
+/// A modulus 2^60 < m < 2^62 with Barrett reduction: with μ = ⌊2^124/m⌋
+/// (< 2^64 since m > 2^60), q̂ = ⌊⌊x/2^60⌋·μ/2^64⌋ is at most 2 below ⌊x/m⌋
+/// for every x < 2^124, so x − q̂·m < 3m < 2^64 and two conditional
+/// subtractions finish. Three multiplications and no division, as many as
+/// the pseudo-Mersenne folds of the former fixed primes
+/// (bench/ff_mul.cpp measures both).
+struct Modulus {
+  uint64_t m = 0;
+  uint64_t mu = 0;      // ⌊2^124 / m⌋
+  uint64_t two64 = 0;   // 2^64 mod m
+  uint64_t two128 = 0;  // 2^128 mod m
+  static constexpr uint64_t kMin = 1ULL << 60, kMax = 1ULL << 62;
 
-/// x mod 2^S − C for any 128-bit x (needs C < 2^10, S ≥ 61).
-template <unsigned S, uint64_t C>
-inline uint64_t reducePseudoMersenne(unsigned __int128 x) {
-  constexpr uint64_t mask = (1ULL << S) - 1, m = (1ULL << S) - C;
-  // x < 2^128: hi < 2^(128−S) ≤ 2^67, y = hi·C + lo < 2^77 + 2^S.
-  unsigned __int128 y = (x >> S) * C + ((uint64_t)x & mask);
-  // y < 2^78: hi < 2^(78−S) ≤ 2^17, z = hi·C + lo < 2^27 + 2^S < 2m.
-  uint64_t z = (uint64_t)(y >> S) * C + ((uint64_t)y & mask);
-  return z >= m ? z - m : z;
-}
-inline uint64_t reduceP(unsigned __int128 x) {
-  return reducePseudoMersenne<63, kPc>(x);
-}
-inline uint64_t reduceQ(unsigned __int128 x) {
-  return reducePseudoMersenne<61, kQc>(x);
-}
-inline uint64_t mulModP(uint64_t a, uint64_t b) {
-  return reduceP((unsigned __int128)a * b);
-}
-inline uint64_t mulModQ(uint64_t a, uint64_t b) {
-  return reduceQ((unsigned __int128)a * b);
-}
-/// a·b mod m; the fast reductions for p and q, `%` otherwise.
-inline uint64_t mulMod(uint64_t a, uint64_t b, uint64_t m) {
-  if (m == kP)
-    return mulModP(a, b);
-  if (m == kQ)
-    return mulModQ(a, b);
-  return mulModSlow(a, b, m);
-}
+  Modulus() = default;
+  explicit Modulus(uint64_t mod);
+  /// x mod m for x < 2^124 (a product of two residues).
+  uint64_t reduce(unsigned __int128 x) const {
+    uint64_t qh =
+        (uint64_t)(((unsigned __int128)(uint64_t)(x >> 60) * mu) >> 64);
+    uint64_t r = (uint64_t)x - qh * m; // exact: the true value is < 3m
+    r = r >= m ? r - m : r;
+    return r >= m ? r - m : r;
+  }
+  uint64_t mul(uint64_t a, uint64_t b) const {
+    return reduce((unsigned __int128)a * b);
+  }
+  uint64_t add(uint64_t a, uint64_t b) const { return addMod(a, b, m); }
+  uint64_t sub(uint64_t a, uint64_t b) const { return subMod(a, b, m); }
+  /// (carry·2^128 + lo) mod m, for any 128-bit lo.
+  uint64_t reduceWide(unsigned __int128 lo, uint64_t carry) const {
+    uint64_t hi = (uint64_t)(lo >> 64) % m, low = (uint64_t)lo % m;
+    uint64_t r = add(mul(hi, two64), low);
+    return carry ? add(r, mul(carry % m, two128)) : r;
+  }
+  uint64_t pow(uint64_t base, uint64_t e) const;
+};
 
-/// 2^128 mod p and mod q, for the carries of a delayed-reduction sum.
-constexpr uint64_t kTwo128ModP =
-    (uint64_t)(((((unsigned __int128)1 << 64) % kP) *
-                (((unsigned __int128)1 << 64) % kP)) % kP);
-constexpr uint64_t kTwo128ModQ =
-    (uint64_t)(((((unsigned __int128)1 << 64) % kQ) *
-                (((unsigned __int128)1 << 64) % kQ)) % kQ);
+/// The moduli of one test: q uniform among the primes in [2^60, 2^61) with
+/// p = 2q + 1 prime, so q | p − 1 (for the interpreted exp) and p < 2^62.
+/// Drawn from a 64-bit key; see docs/Rationale/Verification.md §4.1.
+struct FieldModuli {
+  Modulus p, q;
+  static constexpr uint64_t kCofactor = 2; // (p − 1) / q
+  /// log2 of the lower bound on the number of such pairs that the error
+  /// bound assumes (the conjectured count is about 2^50).
+  static constexpr double kLog2FamilySize = 46;
+  /// The least modulus any test uses.
+  static constexpr double kLog2MinModulus = 60;
+  static FieldModuli draw(uint64_t key);
+  /// A pair from given primes (q | p − 1 is checked by the caller).
+  static FieldModuli of(uint64_t p, uint64_t q) {
+    FieldModuli f;
+    f.p = Modulus(p);
+    f.q = Modulus(q);
+    return f;
+  }
+};
+
+/// A uniform draw below m from a random 128-bit word: the statistical
+/// distance from uniform is below m/2^128 < 2^−66. For counter-based input
+/// generators that have a fixed number of random words per element.
+inline uint64_t uniformFrom128(unsigned __int128 w, const Modulus &mod) {
+  return mod.reduceWide(w, 0);
+}
+/// Exactly uniform below m by rejection from a 64-bit generator.
+template <class Rng> uint64_t uniformBelow(Rng &rng, uint64_t m) {
+  unsigned bits = 64 - __builtin_clzll(m);
+  for (;;) {
+    uint64_t v = rng() >> (64 - bits);
+    if (v < m)
+      return v;
+  }
+}
 
 /// Σ a_i·b_i with delayed reduction: the exact 192-bit sum (carry·2^128 +
-/// lo) of the 126-bit (p) or 122-bit (q) products, reduced once at the end.
+/// lo) of the products (< 2^124 each), reduced once at the end.
 struct DotSum {
   unsigned __int128 lo = 0;
   uint64_t carry = 0;
@@ -119,13 +143,12 @@ struct DotSum {
     lo += x;
     carry += lo < x;
   }
-  uint64_t valueP() const {
-    return addMod(reduceP(lo), mulModP(carry % kP, kTwo128ModP), kP);
-  }
-  uint64_t valueQ() const {
-    return addMod(reduceQ(lo), mulModQ(carry % kQ, kTwo128ModQ), kQ);
-  }
+  uint64_t value(const Modulus &m) const { return m.reduceWide(lo, carry); }
 };
+/// a·b mod m for any m < 2^64 (the slow `%`; the domain uses Modulus).
+inline uint64_t mulMod(uint64_t a, uint64_t b, uint64_t m) {
+  return mulModSlow(a, b, m);
+}
 uint64_t powMod(uint64_t base, uint64_t exp, uint64_t m);
 /// Inverse of a ≠ 0 modulo the prime m (extended Euclid); 0 for a = 0.
 uint64_t invMod(uint64_t a, uint64_t m);
@@ -143,6 +166,11 @@ struct FieldValue {
   /// defined.
   bool sameAs(const FieldValue &o) const {
     return p == o.p && (qUndef || o.qUndef || q == o.q);
+  }
+  /// The same element in both components (and both q parts undefined or
+  /// both defined): what an oracle and max(x, x) = x may identify.
+  bool identical(const FieldValue &o) const {
+    return p == o.p && qUndef == o.qUndef && (qUndef || q == o.q);
   }
 };
 
@@ -185,27 +213,32 @@ public:
     acc.qUndef |= a.qUndef | b.qUndef;
   }
   Value dotValue(const DotAccumulator &acc) const {
-    return Value{acc.p.valueP(), acc.q.valueQ(), acc.qUndef};
+    return Value{acc.p.value(mod.p), acc.q.value(mod.q), acc.qUndef};
   }
 
-  /// A domain for one test: `testKey` keys the oracles and draws ω.
+  /// A domain for one test: `testKey` draws the primes, keys the oracles and
+  /// draws ω.
   FiniteFieldSemantics(uint64_t testKey, ExpMode mode);
+  /// The same with primes drawn elsewhere (FieldModuli::draw of a key).
+  FiniteFieldSemantics(uint64_t testKey, ExpMode mode,
+                       const FieldModuli &moduli);
 
   Value zero() const { return Value{}; }
   Value fromInt(int64_t v) const {
-    return Value{reduceSigned(v, kP), reduceSigned(v, kQ), false};
+    return Value{reduceSigned(v, mod.p.m), reduceSigned(v, mod.q.m), false};
   }
   Value fromDouble(double v) const;
   Value add(Value a, Value b) const {
-    return Value{addMod(a.p, b.p, kP), addMod(a.q, b.q, kQ),
+    return Value{mod.p.add(a.p, b.p), mod.q.add(a.q, b.q),
                  a.qUndef || b.qUndef};
   }
   Value sub(Value a, Value b) const {
-    return Value{subMod(a.p, b.p, kP), subMod(a.q, b.q, kQ),
+    return Value{mod.p.sub(a.p, b.p), mod.q.sub(a.q, b.q),
                  a.qUndef || b.qUndef};
   }
   Value mul(Value a, Value b) const {
-    return Value{mulModP(a.p, b.p), mulModQ(a.q, b.q), a.qUndef || b.qUndef};
+    return Value{mod.p.mul(a.p, b.p), mod.q.mul(a.q, b.q),
+                 a.qUndef || b.qUndef};
   }
   Value div(Value a, Value b) const { return mul(a, inverse(b)); }
   Value pow(Value a, Value b) const { return oracle(Symbol::Pow, a, &b); }
@@ -214,13 +247,16 @@ public:
 
   /// The multiplicative inverse; flags a zero divisor (in either part).
   Value inverse(Value a) const;
-  /// The oracle of `s` at x (and y for binary symbols), keyed by x_p (y_p).
+  /// The oracle of `s` at x (and y for binary symbols), keyed by both
+  /// components of x (and y) and their q-defined flags.
   Value oracle(Symbol s, Value x, const Value *y = nullptr) const;
-  /// A uniformly random element of Z_p × Z_q.
-  template <class Rng> static Value random(Rng &rng) {
-    return Value{uniformBelow(rng, kP, 63), uniformBelow(rng, kQ, 61), false};
+  /// A uniformly random element of Z_p × Z_q (rejection sampling: exact).
+  template <class Rng> Value random(Rng &rng) const {
+    uint64_t xp = uniformBelow(rng, mod.p.m);
+    return Value{xp, uniformBelow(rng, mod.q.m), false};
   }
 
+  const FieldModuli &moduli() const { return mod; }
   uint64_t omega() const { return omega_; }
   ExpMode expMode() const { return mode; }
   bool zeroDivisor() const { return zeroDivisor_.get(); }
@@ -233,16 +269,7 @@ public:
   }
 
 private:
-  template <class Rng>
-  static uint64_t uniformBelow(Rng &rng, uint64_t m, unsigned bits) {
-    for (;;) { // rejection sampling: exactly uniform
-      uint64_t v = rng() >> (64 - bits);
-      if (v < m)
-        return v;
-    }
-  }
-
-  uint64_t key;
+  FieldModuli mod;
   uint8_t sipKey[16];
   uint64_t omega_ = 1;
   ExpMode mode;

@@ -12,18 +12,24 @@ def MirageVerifyEquivalence
     For every `mirage_kernel.graph` that names a `reference` graph of the
     module, decides probabilistically whether both compute the same function.
     Both graphs run through the one executable semantics in a finite-field
-    domain Z_p × Z_q (q | p − 1, primes near 2^63 and 2^61) on independent
-    uniform random inputs. Field operations are exact; exp is first treated
+    domain Z_p × Z_q (q a random 61-bit prime with p = 2q + 1 prime, drawn
+    afresh for every test) on independent uniform random inputs. Field operations are exact; exp is first treated
     as an uninterpreted function and, if that fails, as ω^{x_q} for a random
     q-th root of unity ω (the paper's LAX semantics, Theorem 2); sqrt, rsqrt
     (= 1/sqrt), silu (= x·sigmoid), gelu, sigmoid, tanh, relu, pow and max
     are uninterpreted (a keyed random oracle per symbol and test). A degree
     analysis of both graphs gives a per-test false-acceptance bound ε; the
-    pass runs n tests with ε^n ≤ 2^-target-bits.
+    pass runs n tests with ε^n ≤ 2^-target-bits. The seed of the tests is
+    drawn from the system's random source unless `seed` is given, and every
+    verdict names the seed used (pass `seed=N` to reproduce a run).
 
     Emits a remark on each accepted graph and an error on each graph that is
     not equivalent (or whose outputs match only under a permutation, which is
-    named), and fails then. With `dtype-check`, also runs the candidate with
+    named), and fails then. A pair whose tests all pass but whose bound is
+    vacuous (degree reaching the field size, Theorem 2 with too many exp
+    terms) is "not verified": an error, never reported as equivalent. An
+    accepted pair whose float64 outputs disagree far beyond rounding is an
+    error too. With `dtype-check`, also runs the candidate with
     every value rounded to its element type against the float64 reference and
     warns when the relative error exceeds the type's threshold (e.g. exp
     overflowing f16). With `formal`, also runs both graphs symbolically
@@ -40,15 +46,16 @@ def MirageVerifyEquivalence
     %b = mirage_kernel.graph "best" reference "ref" (...) ...
     // mirage-opt --mirage-verify-equivalence="target-bits=64 seed=1" x.mlir
     // remark: graph 'best' is equivalent to reference 'ref': 2 tests,
-    //         false-acceptance bound 2^-98
+    //         false-acceptance bound 2^-80 (seed 1)
     ```
   }];
   let options = [
     Option<"targetBits", "target-bits", "unsigned", "64",
            "accept with a false-acceptance probability of at most "
            "2^-target-bits">,
-    Option<"seed", "seed", "uint64_t", "1",
-           "seed of the test keys (inputs, ω and oracles)">,
+    Option<"seed", "seed", "uint64_t", "0",
+           "seed of the test keys (primes, inputs, ω and oracles); 0: drawn "
+           "from the system's random source and reported">,
     Option<"dtypeCheck", "dtype-check", "bool", "true",
            "also check the candidate's accuracy in its own element type">,
     Option<"formal", "formal", "bool", "false",

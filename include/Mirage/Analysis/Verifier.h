@@ -16,6 +16,7 @@
 
 #include "Mirage/Semantics/UGraph.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,14 @@ namespace mirage {
 /// ≤ num and ≤ den in the inputs and the oracle outputs. kNum/kDen bound the
 /// number of distinct exp terms (Theorem 2's k) of the numerator and
 /// denominator when exp is interpreted; hasExp says whether exp occurs.
+///
+/// Heights (Verification.md §4.2): the numerator is 2^-sNum times an integer
+/// polynomial whose coefficients have absolute values summing to at most
+/// 2^(hNum + sNum); likewise the denominator.
 struct DegreeInfo {
   double num = 1, den = 0;
   double kNum = 1, kDen = 1;
+  double hNum = 0, sNum = 0, hDen = 0, sDen = 0;
   bool hasExp = false;
 };
 
@@ -42,6 +48,10 @@ struct GraphDegrees {
   double divisorDegree = 0;  // largest numerator degree of a divisor
   double expCalls = 0;       // evaluations of interpreted exp
   double expArgDegree = 0;   // largest degree of an exponent's num or den
+  // Largest cleared heights (hNum + sNum, hDen + sDen) of an oracle or
+  // interpreted-exp argument: a difference of two arguments has a cleared
+  // numerator of height ≤ their sum + 1 (Verification.md §4.2).
+  double argHeightNum = 0, argHeightDen = 0;
   bool hasExp = false;       // the graph contains exp (either mode)
 };
 
@@ -53,10 +63,9 @@ GraphDegrees analyzeDegrees(const UGraph &g, bool expInterpreted);
 /// number of tests n with ε^n ≤ 2^-targetBits.
 struct ErrorBound {
   bool expInterpreted = false;
-  /// log2 ε. Above −1 (ε > 1/2) the bound is treated as vacuous: it would
-  /// need thousands of tests (Theorem 2 with many exp terms).
+  /// log2 ε (≤ 0).
   double log2PerTest = 0;
-  unsigned tests = 0;     // 0 when vacuous
+  unsigned tests = 0;     // 0 when vacuous: ε ≥ 1 or n > maxTests
   double log2Total = 0;   // n · log2 ε
   // The terms, for reports and tests.
   double szDegree = 0;       // Δ: degree of the cleared difference
@@ -64,18 +73,30 @@ struct ErrorBound {
   double expTerms = 0;       // Theorem 2's k (0: no interpreted exp)
   double expDegree = 0;      // Theorem 2's d
   double zeroDivisor = 0;    // probability that a test is redrawn
-  bool vacuous() const { return log2PerTest > -1; }
+  double heightBits = 0;     // H: largest cleared height (§4.2)
+  double log2BadPrime = 0;   // log2 of the probability of a bad prime
+  /// No meaningful bound at all (ε ≥ 1/2 per test even before counting
+  /// tests) or more tests than the budget: the verdict is NotVerified.
+  bool vacuous() const { return tests == 0; }
 };
 ErrorBound computeErrorBound(const UGraph &cand, const UGraph &ref,
-                             bool expInterpreted, unsigned targetBits);
+                             bool expInterpreted, unsigned targetBits,
+                             unsigned maxTests = 512);
 /// log2 of Theorem 2's term 8·d·k⁴/q + q^(−1/k²).
 double theorem2Log2(double d, double k);
 
 struct VerifyOptions {
   unsigned targetBits = 64;
-  uint64_t seed = 1;
-  /// Tests run when the bound is vacuous (interpreted exp with many terms).
-  unsigned vacuousTests = 8;
+  /// The seed of the test keys (primes, inputs, ω, oracles). Unset: drawn
+  /// from std::random_device and reported in VerificationResult::seed. The
+  /// bound holds for graphs chosen independently of the seed.
+  std::optional<uint64_t> seed;
+  /// Most tests one mode may run; a bound that needs more is "not verified".
+  unsigned maxTests = 512;
+  /// An accepted pair is evaluated in float64 on random inputs; a relative
+  /// difference above this (or a NaN/inf mismatch) makes it NotEquivalent.
+  /// Negative: skip the check.
+  double float64Tolerance = 1e-6;
   /// Redraws of one test that hit a zero divisor before giving up.
   unsigned maxRedraws = 8;
   /// Look for an output permutation when the outputs do not match in order.
@@ -91,9 +112,12 @@ enum class VerifyStatus : uint8_t {
   /// The outputs match the reference's only under a non-identity permutation.
   EquivalentUpToPermutation,
   NotEquivalent,
-  /// No conclusion: zero divisors in every redraw, or nested exp (outside
-  /// LAX) where the exp-uninterpreted check failed.
+  /// No conclusion: zero divisors in every redraw, nested exp (outside LAX)
+  /// where the exp-uninterpreted check failed, or a non-finite constant.
   Inconclusive,
+  /// Every test passed, but the bound is vacuous (degree or height reaching
+  /// the field size, Theorem 2 with too many exp terms): no claim is made.
+  NotVerified,
 };
 
 struct VerificationResult {
@@ -103,6 +127,11 @@ struct VerificationResult {
   /// log2 of the false-acceptance bound (≤ 0), when accepted with a bound.
   double log2Bound = 0;
   bool boundVacuous = false;
+  /// The seed the run used (given or drawn); pass it to reproduce the run.
+  uint64_t seed = 0;
+  /// Largest float64 relative difference of an accepted pair (NaN/inf
+  /// mismatch: infinity); 0 when not checked.
+  double float64Error = 0;
   bool expInterpreted = false;
   ErrorBound bound;
   /// EquivalentUpToPermutation: candidate output i is reference output
@@ -118,6 +147,17 @@ struct VerificationResult {
 
 VerificationResult verifyEquivalence(const UGraph &cand, const UGraph &ref,
                                      const VerifyOptions &opts = {});
+
+/// A seed from the system's random source (std::random_device).
+uint64_t drawRandomSeed();
+
+/// The largest relative difference of `cand` and `ref` in float64 over
+/// `trials` random inputs in [-1, 1): per output, max |a − b| / max |b|;
+/// infinity where one side is NaN or infinite and the other is not (or both
+/// are infinite with different signs).
+double float64Disagreement(const UGraph &cand, const UGraph &ref,
+                           uint64_t seed, unsigned trials = 1,
+                           unsigned threads = 0);
 
 //===----------------------------------------------------------------------===//
 // Floating-point check

@@ -70,6 +70,12 @@ struct FusionSearchOptions {
   /// False-acceptance target of the probe filter and of the final check.
   unsigned probeVerifyBits = 32;
   unsigned finalVerifyBits = 64;
+  /// The verifier's seed. Fixed (not drawn at random, unlike the
+  /// verify-equivalence pass's default) so that one configuration always
+  /// gives the same result: correct candidates pass for every seed, and the
+  /// search enumerates candidates without looking at field values. The
+  /// emitted graph's guarantee comes from mirage-verify-equivalence with a
+  /// random seed (docs/Rationale/Verification.md §4.4).
   uint64_t seed = 1;
   /// Progress lines on stderr every this many seconds (0: none).
   double progressSeconds = 0;

@@ -6,6 +6,7 @@
 #include "Mirage/Support/SeededValues.h"
 #include "Mirage/Semantics/UGraph.h"
 
+#include <cmath>
 #include <random>
 
 namespace mirage {
@@ -43,12 +44,23 @@ inline std::vector<Tensor<double>> seededInputs(const UGraph &g,
 }
 
 /// Largest |a - b| over all elements divided by the largest |b| (or 1e-300).
+/// Non-finite values are never ignored: an element where exactly one side is
+/// NaN, or the two are different infinities, or one is infinite and the
+/// other finite, makes the error infinite. (Equal infinities and NaN on both
+/// sides agree.)
 inline double maxRelativeError(const Tensor<double> &a,
                                const Tensor<double> &b) {
   double num = 0, den = 1e-300;
   for (int64_t i = 0; i < b.size(); ++i) {
-    num = std::max(num, std::abs(a.data[i] - b.data[i]));
-    den = std::max(den, std::abs(b.data[i]));
+    double x = a.data[i], y = b.data[i];
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+      if (!same)
+        return INFINITY;
+      continue;
+    }
+    num = std::max(num, std::abs(x - y));
+    den = std::max(den, std::abs(y));
   }
   return num / den;
 }
