@@ -1,40 +1,64 @@
 #!/usr/bin/env bash
 # Superoptimizes the unfused reference of each paper workload at full shapes
 # (bench/workloads/<name>.mlir, graph "<name>_ref") and prints a table from
-# the JSON reports: search time, states, pruning ratio, candidates verified,
-# kernels before/after, estimated speedup on the target, verification bound.
+# the JSON reports: search time (wall and CPU), peak memory, states, pruning
+# ratio, candidates verified, kernels before/after, estimated speedup on the
+# target, verification bound, winner.
 #
-#   bench/search_workloads.sh [build-dir] [time-budget-s] [extra pass options]
+#   bench/search_workloads.sh [build-dir] [time-budget-s] [pass options] [baseline pass options]
+#
+# With baseline options (e.g. "cost-bound=false" to measure one technique),
+# every workload runs twice in the same invocation, baseline first, and the
+# table gets a row per run and the wall-time ratio baseline/this.
+# WORKLOADS="gqa qknorm" restricts the workloads.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 BUDGET=${2:-300}
 EXTRA=${3:-}
+BASELINE=${4-__none__}
 OPT=$BUILD/bin/mirage-opt
+WORKLOADS=${WORKLOADS:-rmsnorm_matmul gated_mlp lora ntrans qknorm gqa}
 tmp=$(mktemp -d)
-echo "| workload | search s | states | pruned | candidates | kernels | est. speedup (h100) | bound | winner |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for w in rmsnorm_matmul gated_mlp lora ntrans qknorm gqa; do
-  f=bench/workloads/$w.mlir
-  [ -f "$f" ] || continue
-  "$OPT" "$f" --mirage-superoptimize="cache=off time-budget=$BUDGET report=$tmp/$w.json $EXTRA" \
+echo "| workload | options | search s | CPU s | peak MB | states | pruned | candidates | kernels | est. speedup (h100) | bound | winner | baseline/this |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+run() { # workload, options, label, baseline seconds (or -)
+  local w=$1 opts=$2 label=$3 base=$4 f=bench/workloads/$1.mlir
+  /usr/bin/time -v -o "$tmp/$w.time" "$OPT" "$f" \
+    --mirage-superoptimize="cache=off progress=false time-budget=$BUDGET report=$tmp/$w.json $opts" \
     -o "$tmp/$w.out.mlir" 2>"$tmp/$w.err"
-  python3 - "$tmp/$w.json" "$tmp/$w.out.mlir" "$w" <<'PY'
+  python3 - "$tmp/$w.json" "$tmp/$w.out.mlir" "$w" "$tmp/$w.time" "$label" "$base" <<'PY'
 import json, re, sys
 rep = json.load(open(sys.argv[1]))
 g = [r for r in rep["graphs"] if r["graph"].endswith("_ref")][0]
 text = open(sys.argv[2]).read()
 m = re.search(r'"%s_ref_opt".*?custom\(.*?grid = (\[[^\]]*\]) forloop = (\d+)' % sys.argv[3], text, re.S)
 winner = "grid %s, forloop %s" % (m.group(1), m.group(2)) if m else "unchanged"
+t = open(sys.argv[4]).read()
+cpu = sum(float(re.search(p + r": ([0-9.]+)", t).group(1)) for p in (r"User time \(seconds\)", r"System time \(seconds\)"))
+peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024
 states = g["states_explored"]; pruned = g["states_pruned"]
 ratio = "%.0f%%" % (100.0 * pruned / states) if states else "-"
 speed = g["input_cost_us"] / g["best_cost_us"] if g["best_cost_us"] else 1.0
 v = g["verification"]
 bound = "2^%.0f" % v["log2_bound"] if v["tests"] else "-"
-print("| %s | %.1f%s | %d | %s | %d | %d → %d | %.2fx | %s | %s |" % (
-    sys.argv[3], g["seconds"], " (budget)" if g["timed_out"] else "", states,
-    ratio, g["candidates_verified"], g["kernels_in_input"], g["kernels_in_winner"],
-    speed, bound, winner))
+base = sys.argv[6]
+rel = "%.1fx" % (float(base) / g["seconds"]) if base != "-" and g["seconds"] > 0 else "-"
+print("| %s | %s | %.1f%s | %.1f | %.0f | %d | %s | %d | %d → %d | %.2fx | %s | %s | %s |" % (
+    sys.argv[3], sys.argv[5], g["seconds"], " (budget)" if g["timed_out"] else "", cpu, peak,
+    states, ratio, g["candidates_verified"], g["kernels_in_input"], g["kernels_in_winner"],
+    speed, bound, winner, rel))
+open(sys.argv[1] + ".seconds", "w").write("%f" % g["seconds"])
 PY
+}
+for w in $WORKLOADS; do
+  [ -f "bench/workloads/$w.mlir" ] || continue
+  if [ "$BASELINE" != "__none__" ]; then
+    run "$w" "$BASELINE" "${BASELINE:-defaults}" -
+    base=$(cat "$tmp/$w.json.seconds")
+    run "$w" "$EXTRA" "${EXTRA:-defaults}" "$base"
+  else
+    run "$w" "$EXTRA" "${EXTRA:-defaults}" -
+  fi
 done
 rm -rf "$tmp"

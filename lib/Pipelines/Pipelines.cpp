@@ -23,6 +23,12 @@ void mirage::buildSuperoptimizePipeline(
   so.timeBudget = options.timeBudget;
   so.cachePath = options.cache;
   so.reportPath = options.report;
+  so.prune = options.prune;
+  so.pruneZ3 = options.pruneZ3;
+  so.costBound = options.costBound;
+  so.splitReducedClasses = options.splitReducedClasses;
+  so.progress = options.progress;
+  so.progressAfter = options.progressAfter;
   pm.addPass(createMirageSuperoptimize(so));
   if (options.fuseThreadGraphs)
     pm.addPass(createMirageFuseThreadGraphs());

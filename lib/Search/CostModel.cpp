@@ -162,6 +162,20 @@ struct Estimator {
     return k;
   }
 
+  /// An input iterator's loads: its tile per block and per iteration (once
+  /// per block with fmap φ).
+  void addIteratorTraffic(const UGraph &b, const UOp &it, KernelCost &k) const {
+    const UValue &tile = b.values[it.results.front()];
+    const UValue &dev = b.values[it.operands.front()];
+    double blocks = static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
+    double loads = it.fmap >= 0 ? static_cast<double>(b.forloopRange) : 1;
+    double total = bytesOf(tile) * loads * blocks;
+    double unique = std::min(total, bytesOf(dev));
+    k.l2Bytes += total;
+    // Re-reads of a tensor by several blocks hit L2 if it fits there.
+    k.dramBytes += unique <= p.l2Bytes ? unique : total;
+  }
+
   KernelCost custom(const UGraph &g, const UOp &op) const {
     KernelCost k;
     k.kind = OpKind::Custom;
@@ -175,14 +189,7 @@ struct Estimator {
     double blocks = static_cast<double>(k.blocks);
     for (const UOp &bo : b.ops) {
       if (bo.kind == OpKind::InputIterator) {
-        const UValue &tile = b.values[bo.results.front()];
-        const UValue &dev = b.values[bo.operands.front()];
-        double loads = bo.fmap >= 0 ? static_cast<double>(b.forloopRange) : 1;
-        double total = bytesOf(tile) * loads * blocks;
-        double unique = std::min(total, bytesOf(dev));
-        k.l2Bytes += total;
-        // Re-reads of a tensor by several blocks hit L2 if it fits there.
-        k.dramBytes += unique <= p.l2Bytes ? unique : total;
+        addIteratorTraffic(b, bo, k);
       } else if (bo.kind == OpKind::OutputSaver) {
         double saved = bytesOf(b.values[bo.results.front()]);
         k.l2Bytes += saved;
@@ -235,6 +242,20 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
     c.kernels.push_back(std::move(k));
   }
   return c;
+}
+
+double mirage::trafficFloorSeconds(const UGraph &block, double savedBytes,
+                                   const TargetInfo &target) {
+  Estimator est{target, costParamsFor(target)};
+  KernelCost k;
+  k.blocks = block.grid[0] * block.grid[1] * block.grid[2];
+  for (const UOp &bo : block.ops)
+    if (bo.kind == OpKind::InputIterator)
+      est.addIteratorTraffic(block, bo, k);
+  k.l2Bytes += savedBytes;
+  k.dramBytes += savedBytes;
+  est.finish(k); // no FLOPs: memory time plus the launch
+  return k.seconds;
 }
 
 GraphCost mirage::estimateCost(const UGraph &g, llvm::StringRef targetName) {

@@ -56,19 +56,27 @@ IndexClasses mirage::search::alignIndices(const UGraph &g) {
       if ((int64_t)d != except)
         s.unite(a, d, b, d);
   };
+  // (value, dim) slots that an op reduces over.
+  std::vector<std::pair<int32_t, int64_t>> reducedSlots;
   for (const UOp &op : g.ops) {
     int32_t out = op.results.empty() ? -1 : op.results[0];
     switch (op.kind) {
     case OpKind::Unary:
     case OpKind::Binary:
+      for (int32_t in : op.operands)
+        sameDims(in, out);
+      break;
     case OpKind::RmsNorm:
       for (int32_t in : op.operands)
         sameDims(in, out);
+      reducedSlots.push_back(
+          {op.operands[0], (int64_t)g.values[op.operands[0]].shape.size() - 1});
       break;
     case OpKind::Reduce:
       // The reduced dim of the operand is its own index; a reduction to a
       // size > 1 starts a new index in the result.
       sameDims(op.operands[0], out, op.dim);
+      reducedSlots.push_back({op.operands[0], op.dim});
       break;
     case OpKind::Concat:
       sameDims(op.operands[0], out, op.dim);
@@ -84,6 +92,7 @@ IndexClasses mirage::search::alignIndices(const UGraph &g) {
       s.unite(a, r - 2, out, r - 2); // rows
       s.unite(b, r - 1, out, r - 1); // columns
       s.unite(a, r - 1, b, r - 2);   // contraction
+      reducedSlots.push_back({a, r - 1});
       break;
     }
     default:
@@ -115,5 +124,9 @@ IndexClasses mirage::search::alignIndices(const UGraph &g) {
     for (int c : ic.classOf[o])
       if (c >= 0)
         ic.parallel[c] = true;
+  ic.reduced.assign(ic.extent.size(), false);
+  for (auto [v, d] : reducedSlots)
+    if (int c = ic.classOf[v][d]; c >= 0)
+      ic.reduced[c] = true;
   return ic;
 }

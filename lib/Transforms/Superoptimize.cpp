@@ -132,7 +132,22 @@ struct SuperoptimizePass
   /// The options that can change the result, for the cache key.
   std::string optionKey() const {
     return "fusion-v1;max_block_ops=" + std::to_string(maxBlockOps) +
-           ";prune=" + std::to_string(prune);
+           ";prune=" + std::to_string(prune) +
+           ";cost_bound=" + std::to_string(costBound) +
+           ";split_reduced=" + std::to_string(splitReducedClasses);
+  }
+
+  /// Adds one search's counters to the pass statistics.
+  void countSearch(const search::FusionSearchStats &st) {
+    numPatterns += st.patterns;
+    numPatternsBounded += st.patternsBounded;
+    numStates += st.states;
+    numPruned += st.pruned;
+    numCandidates += st.candidates;
+    numProbeVerified += st.probeVerified;
+    numInstances += st.instances;
+    numFinalVerified += st.finalVerified;
+    numTimedOut += st.timedOut;
   }
 
   LogicalResult optimize(kernel::GraphOp graph, ResultCache &cache,
@@ -141,8 +156,9 @@ struct SuperoptimizePass
     FailureOr<UGraph> ref = kernel::importKernelGraph(graph);
     if (failed(ref))
       return failure();
+    const TargetInfo info = *lookupTarget(target); // checked by the caller
     auto costOf = [&](const UGraph &g) {
-      GraphCost c = estimateCost(g, *lookupTarget(target));
+      GraphCost c = estimateCost(g, info);
       return c.fits ? c.seconds : std::numeric_limits<double>::infinity();
     };
     SearchReport report;
@@ -187,11 +203,22 @@ struct SuperoptimizePass
       opts.threads = threads;
       opts.timeBudgetSeconds = timeBudget;
       opts.target = target;
-      opts.progressSeconds = progress ? 2.0 : 0.0;
+      opts.splitReducedClasses = splitReducedClasses;
+      if (costBound)
+        opts.costFloor = [info](const UGraph &block, double savedBytes) {
+          return trafficFloorSeconds(block, savedBytes, info);
+        };
+      if (progress) {
+        opts.progressAfterSeconds = progressAfter;
+        opts.progress = [](const search::SearchProgress &p) {
+          llvm::errs() << search::formatProgress(p) << "\n";
+        };
+      }
       search::FusionSearchResult r = search::searchFusedKernel(
           *ref, opts, costOf,
           prune ? search::abstractExprPruneFactory(oracleOptions())
                 : search::PruneFactory());
+      countSearch(r.stats);
       report.statesExplored = r.stats.states;
       report.statesPruned = r.stats.pruned;
       report.candidatesVerified = r.stats.candidates;
@@ -245,6 +272,9 @@ struct SuperoptimizePass
           << "graph '" << report.graph
           << "' left unchanged: no fused kernel beats it on " << target;
     }
+    ++numGraphs;
+    numCacheHits += report.cache == CacheStatus::Hit;
+    numImproved += improves;
     reports.push_back(std::move(report));
     return success();
   }

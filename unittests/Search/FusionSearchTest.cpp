@@ -110,3 +110,165 @@ TEST(FusionSearch, FindsFusedRmsNormMatmulWithEpsAndWeight) {
   EXPECT_TRUE(loopsOverK);
   EXPECT_TRUE(rmsWithEps);
 }
+
+// Progress: with no delay, the sink gets one snapshot at the end of every
+// round (0..max-block-ops), with counters that never decrease and the best
+// cost once a graph has been ranked; the plain fusion of RMSNorm+MatMul is
+// found in round 0, so every snapshot has a best.
+TEST(FusionSearch, ProgressSinkSeesEveryRound) {
+  UGraph ref = test::rmsMatmulReference(16, 1024, 2048, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 3;
+  opts.progressAfterSeconds = 0;
+  opts.progressEverySeconds = 1e9; // round ends only
+  std::vector<SearchProgress> seen;
+  opts.progress = [&](const SearchProgress &p) { seen.push_back(p); };
+  FusionSearchResult r = searchWithCostModel(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  ASSERT_EQ(seen.size(), 4u);
+  for (unsigned i = 0; i < seen.size(); ++i) {
+    EXPECT_TRUE(seen[i].roundDone);
+    EXPECT_EQ(seen[i].round, i);
+    EXPECT_EQ(seen[i].maxRounds, 3u);
+    EXPECT_TRUE(seen[i].haveBest);
+    if (i > 0) {
+      EXPECT_GE(seen[i].states, seen[i - 1].states);
+      EXPECT_GE(seen[i].pruned, seen[i - 1].pruned);
+      EXPECT_LE(seen[i].bestSeconds, seen[i - 1].bestSeconds);
+    }
+  }
+  EXPECT_EQ(seen.back().states, r.stats.states);
+  EXPECT_EQ(r.stats.rounds, 4u);
+  // The best so far after the last round is the winner's cost.
+  EXPECT_DOUBLE_EQ(seen.back().bestSeconds, r.bestSeconds);
+  std::string line = formatProgress(seen.back());
+  EXPECT_NE(line.find("round 3/3 done"), std::string::npos) << line;
+  EXPECT_NE(line.find("best "), std::string::npos) << line;
+}
+
+// Silent before the delay: a search shorter than progressAfterSeconds
+// reports nothing.
+TEST(FusionSearch, ProgressQuietForShortSearches) {
+  UGraph ref = test::rmsMatmulReference(16, 1024, 2048, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 1;
+  opts.progressAfterSeconds = 1e9;
+  unsigned calls = 0;
+  opts.progress = [&](const SearchProgress &) { ++calls; };
+  ASSERT_TRUE(searchWithCostModel(ref, opts).found);
+  EXPECT_EQ(calls, 0u);
+}
+
+// Same configuration, same answer: the winner, its cost and the counters do
+// not depend on how the thread pool schedules the patterns.
+TEST(FusionSearch, DeterministicAcrossThreadCounts) {
+  UGraph ref = test::rmsEpsMatmulReference(16, 1024, 2048, 1e-5, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 4;
+  auto run = [&](unsigned threads) {
+    return searchFusedKernel(
+        ref, [&] {
+          FusionSearchOptions o = opts;
+          o.threads = threads;
+          return o;
+        }(),
+        [](const UGraph &g) { return estimateCost(g).seconds; },
+        PruneFactory());
+  };
+  FusionSearchResult a = run(1), b = run(2);
+  ASSERT_TRUE(a.found && b.found);
+  EXPECT_EQ(a.bestSeconds, b.bestSeconds);
+  EXPECT_EQ(a.stats.states, b.stats.states);
+  EXPECT_EQ(a.stats.candidates, b.stats.candidates);
+  EXPECT_EQ(a.stats.probeVerified, b.stats.probeVerified);
+  ASSERT_EQ(a.best.ops.size(), 1u);
+  ASSERT_EQ(b.best.ops.size(), 1u);
+  const UGraph &ba = a.best.bodies[a.best.ops[0].body];
+  const UGraph &bb = b.best.bodies[b.best.ops[0].body];
+  EXPECT_EQ(ba.grid, bb.grid);
+  EXPECT_EQ(ba.forloopRange, bb.forloopRange);
+  ASSERT_EQ(ba.ops.size(), bb.ops.size());
+  for (size_t i = 0; i < ba.ops.size(); ++i) {
+    EXPECT_EQ(ba.ops[i].kind, bb.ops[i].kind);
+    EXPECT_EQ(ba.ops[i].sub, bb.ops[i].sub);
+    EXPECT_EQ(ba.ops[i].operands, bb.ops[i].operands);
+  }
+}
+
+/// nTrans (paper §8): rms_norm(X + α·(rms_norm(H) + X)), rows × hidden.
+static UGraph ntransReference(int64_t rows, int64_t hidden) {
+  UGraph g(Level::Kernel);
+  int32_t h = g.addInput({rows, hidden}, ElemType::F16);
+  int32_t x = g.addInput({rows, hidden}, ElemType::F16);
+  int32_t a = g.addInput({rows, hidden}, ElemType::F16);
+  int32_t s = g.addBinary(BinaryKind::add, g.addRmsNorm(h, -1), x);
+  int32_t v = g.addBinary(BinaryKind::add, x, g.addBinary(BinaryKind::mul, a, s));
+  g.markOutput(g.addRmsNorm(v, -1));
+  return g;
+}
+
+TEST(IndexAlignment, RmsNormReducesItsLastDim) {
+  UGraph g = ntransReference(8, 512);
+  IndexClasses ic = alignIndices(g);
+  ASSERT_EQ(ic.numClasses(), 2);
+  int rows = ic.classOf[g.inputs[0]][0], hidden = ic.classOf[g.inputs[0]][1];
+  // Both reach the output; only the hidden dim is normalised over.
+  EXPECT_TRUE(ic.parallel[rows] && ic.parallel[hidden]);
+  EXPECT_FALSE(ic.reduced[rows]);
+  EXPECT_TRUE(ic.reduced[hidden]);
+  // A matmul's contraction is reduced, its rows and columns are not.
+  UGraph m = test::rmsMatmulReference(16, 256, 512, ElemType::F16);
+  IndexClasses mc = alignIndices(m);
+  EXPECT_TRUE(mc.reduced[mc.classOf[m.inputs[0]][1]]);
+  EXPECT_FALSE(mc.reduced[mc.classOf[m.inputs[0]][0]]);
+  EXPECT_FALSE(mc.reduced[mc.classOf[m.inputs[1]][1]]);
+}
+
+// Launch patterns that split the normalised hidden dim over the grid cannot
+// yield a one-kernel nTrans; without them the search tries 2 patterns
+// instead of 4 and finds the same graph, the paper's one-kernel chain with
+// the grid over rows.
+TEST(FusionSearch, ReducedClassesStayOffTheGrid) {
+  UGraph ref = ntransReference(8, 512);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 1;
+  FusionSearchResult kept = searchWithCostModel(ref, opts);
+  opts.splitReducedClasses = true;
+  FusionSearchResult all = searchWithCostModel(ref, opts);
+  ASSERT_TRUE(kept.found && all.found);
+  EXPECT_EQ(kept.stats.patterns, 2u); // no grid; rows
+  EXPECT_EQ(all.stats.patterns, 4u);  // also hidden; rows and hidden
+  EXPECT_EQ(kept.stats.probeVerified, all.stats.probeVerified);
+  EXPECT_EQ(kept.bestSeconds, all.bestSeconds);
+  const UGraph &b = kept.best.bodies[kept.best.ops[0].body];
+  EXPECT_GT(b.grid[0], 1);
+  EXPECT_EQ(b.grid[1], 1);
+  for (const UOp &op : b.ops)
+    if (op.kind == OpKind::InputIterator)
+      EXPECT_EQ(op.map[0], 0); // rows
+}
+
+// Branch and bound: with the memory-time floor, nTrans's plain fusion
+// (round 0) is memory-bound and reaches its pattern's floor, and the
+// one-block pattern's floor is higher, so no pattern is enumerated after
+// round 0; the answer is the one the unbounded search ranks first.
+TEST(FusionSearch, CostFloorSkipsPatternsThatCannotWin) {
+  UGraph ref = ntransReference(8, 4096);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 3;
+  FusionSearchResult plain = searchWithCostModel(ref, opts);
+  opts.costFloor = [](const UGraph &block, double savedBytes) {
+    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
+  };
+  FusionSearchResult bounded = searchWithCostModel(ref, opts);
+  ASSERT_TRUE(plain.found && bounded.found);
+  EXPECT_EQ(plain.stats.patternsBounded, 0u);
+  // Rounds 1..3 of both patterns are skipped.
+  EXPECT_EQ(bounded.stats.patternsBounded, 6u);
+  EXPECT_LT(bounded.stats.states, plain.stats.states);
+  EXPECT_EQ(bounded.bestSeconds, plain.bestSeconds);
+  const UGraph &pb = plain.best.bodies[plain.best.ops[0].body];
+  const UGraph &bb = bounded.best.bodies[bounded.best.ops[0].body];
+  EXPECT_EQ(pb.grid, bb.grid);
+  EXPECT_EQ(pb.ops.size(), bb.ops.size());
+}

@@ -7,6 +7,8 @@
 #ifndef MIRAGE_PIPELINES_PIPELINES_H
 #define MIRAGE_PIPELINES_PIPELINES_H
 
+#include "Mirage/Search/SearchDefaults.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -17,18 +19,43 @@ namespace mirage {
 template <class Derived>
 struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
   template <class T> using Option = mlir::detail::PassOptions::Option<T>;
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cost-model target: h100 or a100"),
-                             llvm::cl::init("h100")};
+  // Search defaults: Mirage/Search/SearchDefaults.h (shared with the pass).
+  Option<std::string> target{
+      *this, "target", llvm::cl::desc("cost-model target: h100 or a100"),
+      llvm::cl::init(search::defaults::kTarget)};
   Option<unsigned> maxBlockOps{
       *this, "max-block-ops",
-      llvm::cl::desc("block operators per block graph"), llvm::cl::init(7)};
+      llvm::cl::desc("block operators per block graph"),
+      llvm::cl::init(search::defaults::kMaxBlockOps)};
   Option<unsigned> threads{*this, "threads",
                            llvm::cl::desc("search threads (0: all cores)"),
-                           llvm::cl::init(0)};
-  Option<double> timeBudget{*this, "time-budget",
-                            llvm::cl::desc("search seconds per graph"),
-                            llvm::cl::init(300)};
+                           llvm::cl::init(search::defaults::kThreads)};
+  Option<double> timeBudget{
+      *this, "time-budget", llvm::cl::desc("search seconds per graph"),
+      llvm::cl::init(search::defaults::kTimeBudgetSeconds)};
+  Option<bool> prune{
+      *this, "prune",
+      llvm::cl::desc("prune with abstract expressions (off only for ablation)"),
+      llvm::cl::init(search::defaults::kPrune)};
+  Option<bool> pruneZ3{
+      *this, "prune-z3",
+      llvm::cl::desc("ask Z3 about expressions the cheap stages leave open"),
+      llvm::cl::init(search::defaults::kPruneZ3)};
+  Option<bool> costBound{
+      *this, "cost-bound",
+      llvm::cl::desc("skip launch patterns that cannot beat the best so far"),
+      llvm::cl::init(search::defaults::kCostBound)};
+  Option<bool> splitReducedClasses{
+      *this, "split-reduced-classes",
+      llvm::cl::desc("also split reduced index classes (ablation only)"),
+      llvm::cl::init(search::defaults::kSplitReducedClasses)};
+  Option<bool> progress{*this, "progress",
+                        llvm::cl::desc("print search progress on stderr"),
+                        llvm::cl::init(search::defaults::kProgress)};
+  Option<double> progressAfter{
+      *this, "progress-after",
+      llvm::cl::desc("seconds of search before the first progress line"),
+      llvm::cl::init(search::defaults::kProgressAfterSeconds)};
   Option<std::string> cache{
       *this, "cache",
       llvm::cl::desc("result cache: empty (default file), 'off' or a path"),

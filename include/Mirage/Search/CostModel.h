@@ -82,6 +82,15 @@ GraphCost estimateCost(const UGraph &g, const TargetInfo &target);
 GraphCost estimateCost(const UGraph &g,
                        llvm::StringRef targetName = kDefaultTarget);
 
+/// A lower bound on estimateCost of every kernel graph made of one
+/// graph-defined kernel with `block`'s grid, for-loop and input iterators
+/// (its other ops are ignored) whose savers write `savedBytes`: a kernel
+/// takes max(memory, compute) + launch, and its traffic is fixed by its
+/// iterators and savers, so its memory time plus the launch. The search
+/// skips launch patterns whose floor cannot beat its best graph so far.
+double trafficFloorSeconds(const UGraph &block, double savedBytes,
+                           const TargetInfo &target);
+
 /// FLOPs of one op of a kernel or block graph over its result shapes (a
 /// ThreadGraph: its body's op count per result element); 0 for data movement.
 double opFlops(const UGraph &g, const UOp &op);

@@ -24,6 +24,7 @@
 #ifndef MIRAGE_SEARCH_FUSIONSEARCH_H
 #define MIRAGE_SEARCH_FUSIONSEARCH_H
 
+#include "Mirage/Search/SearchDefaults.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include <functional>
@@ -56,29 +57,64 @@ using PruneFn = std::function<std::unique_ptr<PruneSession>()>;
 /// an empty function to disable pruning.
 using PruneFactory = std::function<PruneFn(const UGraph &probeReference)>;
 /// Estimated run time in seconds of a kernel graph (infinity if it does not
-/// fit the target).
+/// fit the target); called concurrently from worker threads.
 using CostFn = std::function<double(const UGraph &)>;
+
+/// A snapshot of a running search, for progress reports.
+struct SearchProgress {
+  unsigned round = 0;          // block operators of the graphs being built
+  unsigned maxRounds = 0;      // the last round (max block ops)
+  size_t patternsDone = 0;     // launch patterns finished in this round
+  size_t patterns = 0;
+  uint64_t states = 0, pruned = 0, candidates = 0, verified = 0;
+  double bestSeconds = 0;      // estimated run time of the best verified
+  bool haveBest = false;       // graph so far (rounds done), if any
+  double elapsedSeconds = 0;
+  bool roundDone = false;      // a round has just finished
+};
+/// Receives progress snapshots; called from one thread at a time.
+using ProgressSink = std::function<void(const SearchProgress &)>;
+/// One progress line: "[mirage-search] 4.0s round 5/7 patterns 3/12 ...".
+std::string formatProgress(const SearchProgress &p);
+
+/// A lower bound on the cost of every candidate launched like `block` (a
+/// block graph at the real shapes holding only the launch's grid, for-loop
+/// and input iterators) whose savers write `savedBytes`
+/// (CostModel.h: trafficFloorSeconds).
+using CostFloorFn =
+    std::function<double(const UGraph &block, double savedBytes)>;
 
 struct FusionSearchOptions {
   /// Block operators besides iterators and savers.
-  unsigned maxBlockOps = 6;
+  unsigned maxBlockOps = defaults::kMaxBlockOps;
   /// Worker threads; 0 means all cores.
-  unsigned threads = 0;
+  unsigned threads = defaults::kThreads;
   /// Wall-clock budget; after it the best verified result so far is returned.
-  double timeBudgetSeconds = 300;
-  std::string target = "h100";
+  double timeBudgetSeconds = defaults::kTimeBudgetSeconds;
+  std::string target = defaults::kTarget;
   /// False-acceptance target of the probe filter and of the final check.
-  unsigned probeVerifyBits = 32;
-  unsigned finalVerifyBits = 64;
+  unsigned probeVerifyBits = defaults::kProbeVerifyBits;
+  unsigned finalVerifyBits = defaults::kFinalVerifyBits;
   /// The verifier's seed. Fixed (not drawn at random, unlike the
   /// verify-equivalence pass's default) so that one configuration always
   /// gives the same result: correct candidates pass for every seed, and the
   /// search enumerates candidates without looking at field values. The
   /// emitted graph's guarantee comes from mirage-verify-equivalence with a
   /// random seed (docs/Rationale/Verification.md §4.4).
-  uint64_t seed = 1;
-  /// Progress lines on stderr every this many seconds (0: none).
-  double progressSeconds = 0;
+  uint64_t seed = defaults::kSeed;
+  /// Branch and bound over launch patterns: after every round, a pattern
+  /// whose cost floor cannot beat the best graph so far is not enumerated
+  /// again. Empty: every pattern runs every round.
+  CostFloorFn costFloor;
+  /// Launch patterns may put classes the reference reduces over on the
+  /// grid (ablation only: no such pattern has a one-kernel candidate).
+  bool splitReducedClasses = defaults::kSplitReducedClasses;
+  /// Progress: `progress` (if set) gets a snapshot at the end of every round
+  /// and every `progressEverySeconds` during one, once the search has run
+  /// `progressAfterSeconds`.
+  ProgressSink progress;
+  double progressAfterSeconds = defaults::kProgressAfterSeconds;
+  double progressEverySeconds = defaults::kProgressEverySeconds;
 };
 
 struct FusionSearchStats {
@@ -89,6 +125,8 @@ struct FusionSearchStats {
   uint64_t probeVerified = 0; // of which equivalent at probe shapes
   uint64_t instances = 0;     // real-shape instantiations ranked
   uint64_t finalVerified = 0; // real-shape verifications run
+  unsigned rounds = 0;        // enumeration rounds completed
+  uint64_t patternsBounded = 0; // pattern rounds skipped by the cost floor
   bool timedOut = false;
   double seconds = 0;
 };

@@ -29,6 +29,10 @@ struct IndexClasses {
   std::vector<int64_t> extent;
   /// Whether a class occurs in some output of the graph.
   std::vector<bool> parallel;
+  /// Whether some op sums or normalises over the class (a reduction's dim,
+  /// an rms_norm's last dim, a matmul's contraction): an output along a
+  /// reduced parallel class depends on the whole extent of the class.
+  std::vector<bool> reduced;
 
   int numClasses() const { return extent.size(); }
   /// The dim of `value` in class `c`, or -1.

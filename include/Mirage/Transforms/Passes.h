@@ -5,6 +5,7 @@
 #include "Mirage/Dialect/Block/IR/BlockDialect.h"
 #include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
+#include "Mirage/Search/SearchDefaults.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

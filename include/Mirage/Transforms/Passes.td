@@ -69,7 +69,12 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     `reference "<name>"`, and all uses are redirected; the original stays as
     the reference (it has no uses left). Results are cached in an SQLite file
     keyed by the graph's canonical hash, the target and the options; a
-    remark summarises each graph, and `report` writes a JSON report.
+    remark summarises each graph, and `report` writes a JSON report; the
+    search counters are also pass statistics (`--mlir-pass-statistics`).
+    A search that runs longer than `progress-after` seconds prints one
+    progress line per round (and every 2 s) on stderr: round, states,
+    pruned, best cost so far, elapsed; `progress=false` silences it. The
+    defaults of the search options live in Mirage/Search/SearchDefaults.h.
 
     ```mlir
     // mirage-opt --mirage-superoptimize="target=h100 report=r.json" x.mlir
@@ -85,28 +90,62 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
                            "::mirage::block::BlockDialect",
                            "::mirage::thread::ThreadDialect",
                            "::mlir::func::FuncDialect"];
+  // Defaults: include/Mirage/Search/SearchDefaults.h, the one place for
+  // them (the C++ API and the pipelines read the same constants).
   let options = [
-    Option<"target", "target", "std::string", "\"h100\"",
+    Option<"target", "target", "std::string",
+           "::mirage::search::defaults::kTarget",
            "cost-model target: h100 or a100">,
-    Option<"maxBlockOps", "max-block-ops", "unsigned", "7",
+    Option<"maxBlockOps", "max-block-ops", "unsigned",
+           "::mirage::search::defaults::kMaxBlockOps",
            "block operators per block graph, besides iterators and savers">,
-    Option<"threads", "threads", "unsigned", "0",
+    Option<"threads", "threads", "unsigned",
+           "::mirage::search::defaults::kThreads",
            "search threads (0: all cores)">,
-    Option<"timeBudget", "time-budget", "double", "300",
+    Option<"timeBudget", "time-budget", "double",
+           "::mirage::search::defaults::kTimeBudgetSeconds",
            "seconds per graph; then the best verified result so far is used">,
     Option<"cachePath", "cache", "std::string", "\"\"",
            "result cache: empty for the default file in the user cache "
            "directory, 'off' to disable, or a path">,
     Option<"reportPath", "report", "std::string", "\"\"",
            "write a JSON report of every graph to this file">,
-    Option<"prune", "prune", "bool", "true",
+    Option<"prune", "prune", "bool", "::mirage::search::defaults::kPrune",
            "prune with abstract expressions (off only for ablation)">,
-    Option<"pruneZ3", "prune-z3", "bool", "false",
+    Option<"pruneZ3", "prune-z3", "bool",
+           "::mirage::search::defaults::kPruneZ3",
            "ask Z3 about abstract expressions that the structural prover and "
            "the model refutation leave open (it can only turn 'unknown' into "
            "'keep', so it never prunes more; see docs/Rationale/SearchSpace.md)">,
-    Option<"progress", "progress", "bool", "false",
-           "print search progress on stderr">
+    Option<"costBound", "cost-bound", "bool",
+           "::mirage::search::defaults::kCostBound",
+           "skip launch patterns whose memory-time floor cannot beat the best "
+           "graph so far (off only for ablation)">,
+    Option<"splitReducedClasses", "split-reduced-classes", "bool",
+           "::mirage::search::defaults::kSplitReducedClasses",
+           "also try launch patterns whose grid splits an index class the "
+           "reference reduces over (ablation only)">,
+    Option<"progress", "progress", "bool",
+           "::mirage::search::defaults::kProgress",
+           "print search progress on stderr (round, states, pruned, best cost "
+           "so far, elapsed) once a search has run progress-after seconds">,
+    Option<"progressAfter", "progress-after", "double",
+           "::mirage::search::defaults::kProgressAfterSeconds",
+           "seconds of search before the first progress line">
+  ];
+  let statistics = [
+    Statistic<"numGraphs", "graphs", "kernel graphs superoptimized">,
+    Statistic<"numCacheHits", "cache-hits", "graphs answered by the result cache">,
+    Statistic<"numImproved", "improved", "graphs replaced by a cheaper one">,
+    Statistic<"numTimedOut", "timed-out", "searches that ran out of budget">,
+    Statistic<"numPatterns", "patterns", "launch patterns tried">,
+    Statistic<"numPatternsBounded", "patterns-bounded", "pattern rounds skipped by the cost floor">,
+    Statistic<"numStates", "states", "block-graph prefixes built at probe shapes">,
+    Statistic<"numPruned", "pruned", "prefixes rejected by abstract expressions">,
+    Statistic<"numCandidates", "candidates", "complete block graphs checked at probe shapes">,
+    Statistic<"numProbeVerified", "probe-verified", "candidates equivalent at probe shapes">,
+    Statistic<"numInstances", "instances", "real-shape launch configurations costed">,
+    Statistic<"numFinalVerified", "final-verifications", "real-shape verifications run">
   ];
 }
 

@@ -1,0 +1,49 @@
+//===- SearchDefaults.h - The one place for search option defaults -*- C++ -*-===//
+//
+// Every default of the fused-kernel search lives here. FusionSearchOptions,
+// the mirage-superoptimize pass options (Passes.td names these constants as
+// its defaults) and the pipelines' options (Pipelines.h) all read them, so a
+// default cannot differ between the C++ API, the pass and a pipeline
+// (test/Pipelines/superoptimize-options.mlir checks the forwarding).
+//
+// IR-free: included by the Search library and by the pass declarations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEARCH_SEARCHDEFAULTS_H
+#define MIRAGE_SEARCH_SEARCHDEFAULTS_H
+
+#include <cstdint>
+
+namespace mirage::search::defaults {
+
+/// Block operators per block graph, besides iterators and savers.
+inline constexpr unsigned kMaxBlockOps = 7;
+/// Search threads; 0 means all cores.
+inline constexpr unsigned kThreads = 0;
+/// Wall-clock seconds per graph; then the best verified result so far.
+inline constexpr double kTimeBudgetSeconds = 300;
+/// Cost-model target.
+inline constexpr const char *kTarget = "h100";
+/// False-acceptance targets (bits) of the probe filter and of the final
+/// check at the real shapes.
+inline constexpr unsigned kProbeVerifyBits = 32;
+inline constexpr unsigned kFinalVerifyBits = 64;
+/// Seed of the probe witness and of the verifier's tests.
+inline constexpr uint64_t kSeed = 1;
+/// Abstract-expression pruning; Z3 as its last stage.
+inline constexpr bool kPrune = true;
+inline constexpr bool kPruneZ3 = false;
+/// Skip launch patterns whose cost floor cannot beat the best so far.
+inline constexpr bool kCostBound = true;
+/// Launch patterns that split a reduced class (ablation only).
+inline constexpr bool kSplitReducedClasses = false;
+/// Progress on stderr: on by default, first line once a search has run
+/// this long (short searches stay quiet), then one line every
+/// kProgressEverySeconds.
+inline constexpr bool kProgress = true;
+inline constexpr double kProgressAfterSeconds = 3;
+inline constexpr double kProgressEverySeconds = 2;
+
+} // namespace mirage::search::defaults
+
+#endif // MIRAGE_SEARCH_SEARCHDEFAULTS_H

@@ -1,0 +1,287 @@
+//===- Enumerate.cpp - Canonical depth-first block-graph enumeration ------===//
+//
+// One launch pattern, one round: every block graph of exactly k operators
+// from the menu, each generated once (canonical keys), grown in place,
+// pruned by the caller's test and by sink counting
+// (docs/Rationale/FusionSearch.md, stage 2).
+//
+//===----------------------------------------------------------------------===//
+#include "Stages.h"
+
+#include <algorithm>
+
+using namespace mirage;
+using namespace mirage::search;
+using namespace mirage::search::fusion;
+
+namespace {
+
+class BlockEnumerator {
+public:
+  BlockEnumerator(SearchContext &ctx, const Probe &probe,
+                  const Pattern &pattern, size_t patternIndex,
+                  const std::vector<MenuItem> &menu, const PruneFn &prune,
+                  std::vector<Found> &found)
+      : ctx(ctx), probe(probe), pattern(pattern), patternIndex(patternIndex),
+        menu(menu), prune(prune), found(found) {}
+
+  /// Enumerates the block graphs of exactly `ops` operators (iterative
+  /// deepening: every size gets its turn before larger ones, so a large
+  /// space cannot starve the small graphs of other patterns). With
+  /// `ops` == 0, tries the reference's own operators as one block graph.
+  void run(unsigned ops) {
+    limit = ops;
+    if (!setup(b))
+      return;
+    if (ops == 0) {
+      seedFromReference(b);
+      flushCounters();
+      return;
+    }
+    protos.clear();
+    for (const MenuItem &item : menu) {
+      UOp proto;
+      proto.kind = item.kind;
+      proto.sub = item.sub;
+      proto.scalar = item.scalar;
+      proto.dim = item.dim;
+      proto.size = item.kind == OpKind::Reduce ? 1 : 0;
+      protos.push_back(proto);
+    }
+    if (prune) {
+      session = prune();
+      if (session)
+        session->begin(b);
+    }
+    consumers.assign(b.values.size(), 0);
+    dfs(Key());
+    flushCounters();
+  }
+
+private:
+  /// The pattern's iterators and omaps; false if the pattern is invalid.
+  bool setup(UGraph &b) {
+    b.target = ctx.opts.target;
+    for (size_t a = 0; a < pattern.gridClasses.size(); ++a)
+      b.grid[a] = smallestFactor(probe.extent[pattern.gridClasses[a]]);
+    if (pattern.loopClass >= 0)
+      b.forloopRange = smallestFactor(probe.extent[pattern.loopClass]);
+    // Iterators: one per input, maps from the classes.
+    const UGraph &ref = probe.ref;
+    if (!addPatternIterators(b, pattern, probe.classes, ref))
+      return false;
+    // Each output's omap: its dim in each split class.
+    for (int32_t o : ref.outputs) {
+      AxisMap omap{-1, -1, -1};
+      for (size_t a = 0; a < pattern.gridClasses.size(); ++a) {
+        omap[a] = probe.classes.dimIn(o, pattern.gridClasses[a]);
+        if (omap[a] < 0)
+          return false;
+      }
+      omaps.push_back(omap);
+    }
+    return true;
+  }
+
+  /// The plain fusion: the reference's operators on the tiles, one `sum`
+  /// accumulator per output. Valid whenever no operator reduces across a
+  /// split; the verifier decides.
+  void seedFromReference(UGraph b) {
+    const UGraph &ref = probe.ref;
+    std::vector<int32_t> map(ref.values.size(), -1);
+    for (size_t i = 0; i < ref.inputs.size(); ++i)
+      map[ref.inputs[i]] = b.ops[i].results[0]; // the iterators, in order
+    for (const UOp &op : ref.ops) {
+      llvm::SmallVector<int32_t, 4> in;
+      for (int32_t o : op.operands)
+        in.push_back(map[o]);
+      int32_t r = b.addLike(op, in);
+      if (r < 0)
+        return;
+      map[op.results[0]] = r;
+    }
+    llvm::SmallVector<int32_t, 4> outs;
+    for (int32_t o : ref.outputs) {
+      int32_t a = b.addAccum(AccumKind::sum, map[o], -1, 0);
+      if (a < 0)
+        return;
+      outs.push_back(a);
+    }
+    ++localStates;
+    checkCandidates(ctx, probe.ref, b, outs, omaps, patternIndex, found);
+  }
+
+  /// An operator's canonical key: its operands in descending order, then
+  /// 1000 + its menu position (fixed size, no allocation).
+  struct Key {
+    int32_t k[3] = {0, 0, 0};
+    uint8_t n = 0;
+    bool empty() const { return n == 0; }
+  };
+  SearchContext &ctx;
+  const Probe &probe;
+  const Pattern &pattern;
+  size_t patternIndex;
+  const std::vector<MenuItem> &menu;
+  const PruneFn &prune;
+  std::vector<Found> &found;
+  std::vector<AxisMap> omaps;
+  std::vector<unsigned> consumers;
+  unsigned depth = 0;
+  unsigned limit = 0;
+  /// The block graph being grown in place (append an operator, recurse,
+  /// pop it): no copy per state.
+  UGraph b{Level::Block};
+  std::vector<UOp> protos; // per menu item
+  std::unique_ptr<PruneSession> session;
+  // Thread-local counters, added to the shared ones in batches (the shared
+  // atomics would otherwise bounce between cores on every state).
+  uint64_t localStates = 0, localPruned = 0;
+  unsigned expiryTick = 0;
+  bool stopped = false;
+
+  void flushCounters() {
+    ctx.states += localStates;
+    ctx.pruned += localPruned;
+    localStates = localPruned = 0;
+  }
+  /// Checked every 256 states: the budget, and a progress line if one is
+  /// due.
+  bool expired() {
+    if (stopped)
+      return true;
+    if ((++expiryTick & 255) != 0)
+      return false;
+    flushCounters();
+    if (ctx.progress)
+      ctx.progress->tick();
+    stopped = ctx.expired();
+    return stopped;
+  }
+
+  /// Tile values (not device inputs) with no consumer yet.
+  void sinks(const UGraph &b, llvm::SmallVectorImpl<int32_t> &out,
+             unsigned &inLoop) {
+    inLoop = 0;
+    for (size_t v = 0; v < b.values.size(); ++v) {
+      if (b.values[v].def < 0 || consumers[v] != 0)
+        continue;
+      out.push_back(v);
+      inLoop += b.values[v].phase == Phase::InLoop;
+    }
+  }
+
+  static bool keyGreater(const Key &a, const Key &b) {
+    return std::lexicographical_compare(b.k, b.k + b.n, a.k, a.k + a.n);
+  }
+
+  void dfs(const Key &last) {
+    if (expired())
+      return;
+    llvm::SmallVector<int32_t, 8> sinkValues;
+    unsigned inLoop;
+    sinks(b, sinkValues, inLoop);
+    if (depth == limit) {
+      if (inLoop == 0)
+        checkCandidates(ctx, probe.ref, b, sinkValues, omaps, patternIndex,
+                        found);
+      return;
+    }
+    // Each further op lowers the sink count by at most one, and in-loop
+    // sinks need an accumulator.
+    unsigned outputs = probe.ref.outputs.size();
+    unsigned need = (sinkValues.size() > outputs ? sinkValues.size() - outputs
+                                                 : 0) +
+                    (inLoop > 0 ? 1 : 0);
+    unsigned left = limit - depth;
+    if (need > left || left == 0)
+      return;
+
+    // A key's first element is its largest operand, so an operator whose
+    // operands are all below last's first element has a smaller key and is
+    // skipped without being built (extend() still checks the full key).
+    int32_t lo = last.empty() ? 0 : last.k[0];
+    int32_t numValues = b.values.size();
+    for (size_t m = 0; m < menu.size(); ++m) {
+      const MenuItem &item = menu[m];
+      for (int32_t x = 0; x < numValues; ++x) {
+        if (b.values[x].def < 0)
+          continue;
+        Phase px = b.values[x].phase;
+        if (item.inLoopOnly && px != Phase::InLoop)
+          continue;
+        if (item.arity == 1) {
+          if (x >= lo)
+            extend(last, m, x, -1);
+          continue;
+        }
+        int32_t y0 = item.commutative ? x : 0;
+        if (x < lo)
+          y0 = std::max(y0, lo);
+        for (int32_t y = y0; y < numValues; ++y) {
+          // The builders reject operands of different phases (in-loop with
+          // after-loop); skip them without building.
+          if (b.values[y].def >= 0 && b.values[y].phase == px)
+            extend(last, m, x, y);
+        }
+      }
+    }
+  }
+
+  void extend(const Key &last, size_t m, int32_t x, int32_t y) {
+    // Canonical order: the key is the operands in descending order, then the
+    // menu position; keys strictly increase along the graph. Any block graph
+    // is reached: build it greedily, always adding the available op with the
+    // smallest key; every op made available by a new value has that value,
+    // the largest index so far, as its first key element, so keys never
+    // decrease (equal keys would be the same op twice).
+    Key key;
+    if (y < 0) {
+      key.k[0] = x;
+      key.k[1] = 1000 + m;
+      key.n = 2;
+    } else {
+      key.k[0] = std::max(x, y);
+      key.k[1] = std::min(x, y);
+      key.k[2] = 1000 + m;
+      key.n = 3;
+    }
+    if (!last.empty() && !keyGreater(key, last))
+      return;
+    int32_t ops[2] = {x, y};
+    llvm::ArrayRef<int32_t> operands(ops, y < 0 ? 1 : 2);
+    size_t numValues = b.values.size();
+    int32_t v = b.addLike(protos[m], operands);
+    if (v < 0)
+      return;
+    ++localStates;
+    if (session && !session->keep(b, v)) {
+      ++localPruned;
+      b.ops.pop_back();
+      b.values.resize(numValues);
+      return;
+    }
+    consumers.resize(b.values.size(), 0);
+    for (int32_t o : operands)
+      ++consumers[o];
+    ++depth;
+    dfs(key);
+    --depth;
+    for (int32_t o : operands)
+      --consumers[o];
+    consumers.resize(numValues);
+    b.ops.pop_back();
+    b.values.resize(numValues);
+  }
+};
+
+} // namespace
+
+void fusion::enumerateBlockGraphs(SearchContext &ctx, const Probe &probe,
+                                  const Pattern &pattern, size_t patternIndex,
+                                  const std::vector<MenuItem> &menu,
+                                  const PruneFn &prune, unsigned ops,
+                                  std::vector<Found> &found) {
+  BlockEnumerator(ctx, probe, pattern, patternIndex, menu, prune, found)
+      .run(ops);
+}

@@ -1,0 +1,84 @@
+//===- OperatorMenu.cpp - Block operators an enumeration may add ----------===//
+#include "Stages.h"
+
+using namespace mirage;
+using namespace mirage::search;
+using namespace mirage::search::fusion;
+
+/// Block operators that can appear in a fused form of `ref`: its own
+/// operators, plus the pieces of the ones it fuses across the loop (an
+/// rms_norm with eps e becomes an `rms_last` accumulator with eps e and a
+/// division).
+std::vector<MenuItem> fusion::operatorMenu(const UGraph &ref) {
+  std::vector<MenuItem> menu;
+  auto addUnique = [&](MenuItem m) {
+    for (const MenuItem &x : menu)
+      if (x.kind == m.kind && x.sub == m.sub && x.scalar == m.scalar &&
+          x.dim == m.dim && x.arity == m.arity)
+        return;
+    menu.push_back(m);
+  };
+  auto binary = [&](BinaryKind k) {
+    MenuItem m{OpKind::Binary, (int32_t)k};
+    m.arity = 2;
+    m.commutative = k == BinaryKind::add || k == BinaryKind::mul;
+    addUnique(m);
+  };
+  auto accum = [&](AccumKind k, double eps = 0) {
+    MenuItem m{OpKind::Accum, (int32_t)k, eps};
+    m.inLoopOnly = true;
+    addUnique(m);
+  };
+  accum(AccumKind::sum);
+  for (const UOp &op : ref.ops) {
+    switch (op.kind) {
+    case OpKind::Matmul: {
+      MenuItem m{OpKind::Matmul};
+      m.arity = 2;
+      addUnique(m);
+      break;
+    }
+    case OpKind::Unary: {
+      MenuItem m{OpKind::Unary, op.sub, op.scalar};
+      addUnique(m);
+      break;
+    }
+    case OpKind::Binary:
+      binary(op.binaryKind());
+      break;
+    case OpKind::Reduce: {
+      if (op.size != 1)
+        break;
+      MenuItem m{OpKind::Reduce, op.sub};
+      m.dim = op.dim;
+      addUnique(m);
+      if (op.dim + 1 == (int64_t)ref.values[op.operands[0]].shape.size())
+        accum(op.reduceKind() == ReduceKind::sum ? AccumKind::sum_last
+                                                 : AccumKind::max);
+      break;
+    }
+    case OpKind::RmsNorm: {
+      MenuItem m{OpKind::RmsNorm, 0, op.scalar};
+      m.arity = op.operands.size();
+      addUnique(m);
+      // sqrt(mean(x²) + eps) accumulated across the loop, with the
+      // reference's own eps.
+      accum(AccumKind::rms_last, op.scalar);
+      binary(BinaryKind::div);
+      if (op.operands.size() > 1)
+        binary(BinaryKind::mul);
+      break;
+    }
+    // Concat (LoRA's concat-then-matmul) is not offered yet; the other
+    // kinds do not occur in an unfused reference.
+    case OpKind::Concat:
+    case OpKind::Custom:
+    case OpKind::InputIterator:
+    case OpKind::Accum:
+    case OpKind::OutputSaver:
+    case OpKind::ThreadGraph:
+      break;
+    }
+  }
+  return menu;
+}

@@ -1,0 +1,204 @@
+//===- Stages.h - The stages of the fused-kernel search ---------*- C++ -*-===//
+//
+// Private to lib/Search: one declaration per stage of searchFusedKernel
+// (FusionSearch.cpp is the driver), each implemented in its own file here:
+//
+//   Probe.cpp           the reference scaled down to probe shapes
+//   LaunchPatterns.cpp  grid and for-loop classes of a launch
+//   OperatorMenu.cpp    the block operators an enumeration may add
+//   Enumerate.cpp       canonical depth-first block-graph enumeration
+//   CandidateCheck.cpp  a closed prefix → candidates, witness, probe verifier
+//   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
+//   Progress.cpp        progress snapshots for the user
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_LIB_SEARCH_FUSIONSEARCH_STAGES_H
+#define MIRAGE_LIB_SEARCH_FUSIONSEARCH_STAGES_H
+
+#include "Mirage/Analysis/FiniteField.h"
+#include "Mirage/Semantics/Tensor.h"
+#include "Mirage/Search/FusionSearch.h"
+#include "Mirage/Search/IndexAlignment.h"
+
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <mutex>
+
+namespace mirage::search::fusion {
+
+using Clock = std::chrono::steady_clock;
+inline double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+int64_t smallestFactor(int64_t n);
+
+//===--- Probe.cpp --------------------------------------------------------===//
+
+/// The reference scaled down: every index class gets a small extent, distinct
+/// for distinct large classes so that unrelated dims do not line up by
+/// accident.
+struct Probe {
+  IndexClasses classes;        // of the real reference (real extents)
+  std::vector<int64_t> extent; // per class, at probe size
+  UGraph ref{Level::Kernel};
+  bool ok = false;
+};
+Probe makeProbe(const UGraph &ref);
+
+//===--- LaunchPatterns.cpp -----------------------------------------------===//
+
+struct Pattern {
+  std::vector<int> gridClasses; // one per active grid axis (x, y, z)
+  int loopClass = -1;
+};
+/// Up to three parallel classes on the grid, at most one reduction class in
+/// the for-loop. Unless `splitReduced`, a class the reference reduces over
+/// never goes on the grid: in one kernel a block sees only its chunk of
+/// such a class, and the outputs along it depend on all of it.
+std::vector<Pattern> launchPatterns(const IndexClasses &ic, bool splitReduced);
+
+/// Adds one input iterator per input of `ref` to the block graph `b`
+/// (whose grid and for-loop are set): imap and fmap are each input's dims
+/// in the pattern's classes. False if the pattern cannot be launched (a
+/// builder rejects a map, or a grid axis splits no input).
+bool addPatternIterators(UGraph &b, const Pattern &pattern,
+                         const IndexClasses &classes, const UGraph &ref);
+
+//===--- OperatorMenu.cpp -------------------------------------------------===//
+
+/// One kind of block operator the enumeration may add.
+struct MenuItem {
+  OpKind kind;
+  int32_t sub = 0;
+  double scalar = 0;
+  int64_t dim = 0;
+  unsigned arity = 1;
+  bool commutative = false;
+  bool inLoopOnly = false; // accumulators
+};
+std::vector<MenuItem> operatorMenu(const UGraph &ref);
+
+//===--- CandidateCheck.cpp -----------------------------------------------===//
+
+/// A one-test inequivalence witness run before the probe verifier
+/// (docs/Rationale/FusionSearch.md, "Verification of every candidate").
+struct ProbeWitness {
+  using Sem = ff::FiniteFieldSemantics;
+  using T = Tensor<ff::FieldValue>;
+  struct Mode {
+    uint64_t key = 0;
+    ff::FieldModuli moduli; // drawn once from the key, reused per candidate
+    Sem::ExpMode mode = Sem::ExpMode::Uninterpreted;
+    std::vector<T> ins, outs;
+    bool usable = false;
+  };
+  Mode modes[2];
+
+  void init(const UGraph &ref, uint64_t seed);
+  /// False only when `cand` provably differs from the reference in both
+  /// modes.
+  bool mayBeEquivalent(const UGraph &cand) const;
+};
+
+//===--- Shared state of one search ---------------------------------------===//
+
+class ProgressReporter;
+
+/// What every worker of one search shares: options, clock, counters.
+struct SearchContext {
+  const FusionSearchOptions &opts;
+  Clock::time_point start = Clock::now();
+  std::atomic<uint64_t> states{0}, pruned{0}, candidates{0}, verified{0};
+  std::atomic<bool> timedOut{false};
+  const ProbeWitness *witness = nullptr;
+  ProgressReporter *progress = nullptr;
+
+  explicit SearchContext(const FusionSearchOptions &opts) : opts(opts) {}
+  /// True once the time budget is spent (sticky).
+  bool expired();
+};
+
+/// A block graph verified at probe shapes.
+struct Found {
+  UGraph block; // probe-shaped block graph with savers and outputs
+  size_t pattern;
+};
+
+/// Closes the prefix `block` with one saver per output (sinks matched to
+/// outputs by shape, in every order) and keeps the candidates that pass the
+/// witness and the probe verifier.
+void checkCandidates(SearchContext &ctx, const UGraph &probeRef,
+                     const UGraph &block, llvm::ArrayRef<int32_t> sinks,
+                     llvm::ArrayRef<AxisMap> omaps, size_t patternIndex,
+                     std::vector<Found> &found);
+
+//===--- Enumerate.cpp ----------------------------------------------------===//
+
+/// Round `ops` of one launch pattern: with `ops` == 0 the reference's own
+/// operators as one block graph, otherwise every canonical block graph of
+/// exactly `ops` operators.
+void enumerateBlockGraphs(SearchContext &ctx, const Probe &probe,
+                          const Pattern &pattern, size_t patternIndex,
+                          const std::vector<MenuItem> &menu,
+                          const PruneFn &prune, unsigned ops,
+                          std::vector<Found> &found);
+
+//===--- Instantiate.cpp --------------------------------------------------===//
+
+/// The cheapest real-shape instance of one found block graph.
+struct Instance {
+  UGraph graph;
+  double seconds = std::numeric_limits<double>::infinity();
+  size_t pattern = 0, index = 0; // the Found's place, for a stable order
+  bool valid() const { return seconds < std::numeric_limits<double>::infinity(); }
+};
+
+/// Rebuilds `found` at the real shapes for every grid extent and for-loop
+/// range its pattern allows (within the block and shared-memory limits) and
+/// keeps the cheapest; `instances` counts the configurations costed.
+Instance cheapestInstance(const Found &found, const Pattern &pattern,
+                          const IndexClasses &classes, const UGraph &reference,
+                          const CostFn &cost, uint64_t &instances);
+
+/// Calls `fn(grid, forloop)` for every real launch of `pattern`: powers of
+/// two dividing each class's extent, at most kMaxBlocks blocks.
+void forEachLaunch(const Pattern &pattern, const IndexClasses &classes,
+                   llvm::function_ref<void(const GridDims &, int64_t)> fn);
+
+/// The least costFloor over the real launches of `pattern` (infinity if
+/// none can be built).
+double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
+                        const UGraph &reference, const CostFloorFn &floor);
+
+//===--- Progress.cpp -----------------------------------------------------===//
+
+/// Sends snapshots to the options' sink: at round ends, and from workers at
+/// most every progressEverySeconds; silent until progressAfterSeconds.
+class ProgressReporter {
+public:
+  ProgressReporter(SearchContext &ctx, size_t patterns);
+  void startRound(unsigned round);
+  void patternDone() { ++patternsDone; }
+  void setBest(double seconds);
+  /// From workers: a snapshot if one is due (never blocks).
+  void tick();
+  /// From the driver: a snapshot at the end of a round (if past the
+  /// threshold).
+  void roundDone();
+
+private:
+  SearchProgress snapshot(bool roundDone) const;
+  SearchContext &ctx;
+  bool enabled;
+  size_t patterns;
+  std::atomic<unsigned> round{0};
+  std::atomic<size_t> patternsDone{0};
+  std::atomic<double> bestSeconds{std::numeric_limits<double>::infinity()};
+  std::mutex mutex; // one report at a time; guards lastReport
+  double lastReport = 0;
+};
+
+} // namespace mirage::search::fusion
+
+#endif // MIRAGE_LIB_SEARCH_FUSIONSEARCH_STAGES_H

@@ -1,0 +1,33 @@
+// The pass and the pipeline take their search defaults from one place
+// (Mirage/Search/SearchDefaults.h), and the pipeline forwards every search
+// option to mirage-superoptimize.
+// RUN: mirage-opt %s --mirage-superoptimize --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
+// RUN: mirage-opt %s --mirage-superoptimize-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
+// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 threads=1 time-budget=5 prune=false prune-z3=true cost-bound=false split-reduced-classes=true progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
+
+module {}
+
+// DEFAULTS: mirage-superoptimize{
+// DEFAULTS-SAME: cost-bound=true
+// DEFAULTS-SAME: max-block-ops=7
+// DEFAULTS-SAME: progress=true
+// DEFAULTS-SAME: progress-after=3.000000e+00
+// DEFAULTS-SAME: prune=true
+// DEFAULTS-SAME: prune-z3=false
+// DEFAULTS-SAME: split-reduced-classes=false
+// DEFAULTS-SAME: target=h100
+// DEFAULTS-SAME: threads=0
+// DEFAULTS-SAME: time-budget=3.000000e+02
+
+// SET: mirage-superoptimize{
+// SET-SAME: cache=off
+// SET-SAME: cost-bound=false
+// SET-SAME: max-block-ops=3
+// SET-SAME: progress=false
+// SET-SAME: progress-after=5.000000e-01
+// SET-SAME: prune=false
+// SET-SAME: prune-z3=true
+// SET-SAME: split-reduced-classes=true
+// SET-SAME: target=a100
+// SET-SAME: threads=1
+// SET-SAME: time-budget=5.000000e+00
