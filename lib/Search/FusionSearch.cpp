@@ -804,15 +804,21 @@ FusionSearchResult mirage::search::searchFusedKernel(
                    });
 
   // The answer is verified at the real shapes.
+  std::string lastVerifyMessage;
   for (Instance &inst : instances) {
     VerifyOptions vo;
     vo.targetBits = opts.finalVerifyBits;
     vo.seed = opts.seed;
     vo.allowPermutation = false;
+    vo.progressSeconds = opts.progressSeconds;
     ++result.stats.finalVerified;
     VerificationResult vr = verifyEquivalence(inst.graph, reference, vo);
-    if (!vr.equivalent())
+    result.stats.verifySeconds += vr.seconds;
+    if (!vr.equivalent()) {
+      if (vr.status == VerifyStatus::Inconclusive)
+        lastVerifyMessage = vr.message;
       continue;
+    }
     result.found = true;
     result.best = std::move(inst.graph);
     result.bestSeconds = inst.seconds;
@@ -823,7 +829,10 @@ FusionSearchResult mirage::search::searchFusedKernel(
   if (!result.found)
     result.message = instances.empty()
                          ? "no fused kernel found in the search space"
-                         : "no candidate passed verification at real shapes";
+                         : "no candidate passed verification at real shapes" +
+                               (lastVerifyMessage.empty()
+                                    ? std::string()
+                                    : " (" + lastVerifyMessage + ")");
 
   result.stats.patterns = patterns.size();
   result.stats.states = shared.states;

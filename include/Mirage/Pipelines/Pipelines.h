@@ -27,7 +27,8 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
                            llvm::cl::desc("search threads (0: all cores)"),
                            llvm::cl::init(0)};
   Option<double> timeBudget{*this, "time-budget",
-                            llvm::cl::desc("search seconds per graph"),
+                            llvm::cl::desc("search seconds per graph (not the final "
+                                           "verification, reported apart)"),
                             llvm::cl::init(300)};
   Option<std::string> cache{
       *this, "cache",

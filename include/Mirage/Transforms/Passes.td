@@ -71,6 +71,15 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     keyed by the graph's canonical hash, the target and the options; a
     remark summarises each graph, and `report` writes a JSON report.
 
+    Time: `time-budget` bounds the search (enumeration, probe checks and
+    ranking). It does not bound the import, the cost model, or the final
+    verification of the winner at full shapes, whose cost is the
+    multiply-adds of the two graphs (a few seconds for a decoder layer);
+    the remark and the report give search and verification seconds apart,
+    and `progress` prints both on stderr. A winner whose full-shape check
+    would not fit in memory leaves the graph unchanged with a remark that
+    says so.
+
     ```mlir
     // mirage-opt --mirage-superoptimize="target=h100 report=r.json" x.mlir
     %r = mirage_kernel.graph "g" (%x, %w) ... { rms_norm; matmul }
@@ -93,7 +102,9 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Option<"threads", "threads", "unsigned", "0",
            "search threads (0: all cores)">,
     Option<"timeBudget", "time-budget", "double", "300",
-           "seconds per graph; then the best verified result so far is used">,
+           "seconds of search per graph; then the best result so far is "
+           "used. The final full-shape verification of the winner is not "
+           "bounded by it (reported apart)">,
     Option<"cachePath", "cache", "std::string", "\"\"",
            "result cache: empty for the default file in the user cache "
            "directory, 'off' to disable, or a path">,
@@ -106,7 +117,8 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "the model refutation leave open (it can only turn 'unknown' into "
            "'keep', so it never prunes more; see docs/Rationale/SearchSpace.md)">,
     Option<"progress", "progress", "bool", "false",
-           "print search progress on stderr">
+           "print progress of the search and of the final full-shape "
+           "verification on stderr">
   ];
 }
 
