@@ -657,7 +657,7 @@ private:
     T &out = vals[op.results[0]];
     switch (op.kind) {
     case OpKind::Matmul:
-      out = matmul(in(0), in(1), outShape, mayParallelize);
+      out = matmul(in(0), Source(in(1)), outShape, mayParallelize);
       return;
     case OpKind::Unary: {
       T r = in(0);

@@ -68,7 +68,7 @@ template <typename T> struct TensorSource {
   Generator generate;
 
   TensorSource() = default;
-  /*implicit*/ TensorSource(const Tensor<T> &t) : shape(t.shape), stored(&t) {}
+  explicit TensorSource(const Tensor<T> &t) : shape(t.shape), stored(&t) {}
   TensorSource(Shape s, Generator g)
       : shape(std::move(s)), generate(std::move(g)) {}
   bool isGenerated() const { return stored == nullptr; }
