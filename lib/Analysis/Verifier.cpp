@@ -4,8 +4,13 @@
 #include "Mirage/Semantics/Evaluator.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "Mirage/Semantics/CounterInputs.h"
+
+#include <chrono>
+#include <unistd.h>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -15,6 +20,10 @@ using namespace mirage;
 using ff::FieldValue;
 
 namespace {
+/// Inputs up to this many elements (24 MB of field values) are drawn once
+/// per test and stored; larger ones are generated where they are read.
+constexpr int64_t kStoredInputElements = 1 << 20;
+
 uint64_t mix(uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -72,9 +81,31 @@ struct ModeOutcome {
   bool badConstant = false; // a NaN or infinite scalar
 };
 
+/// Progress lines on stderr for a long verification.
+struct Progress {
+  const VerifyOptions &opts;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last = start;
+  void test(bool expI, unsigned t, unsigned n) {
+    if (opts.progressSeconds <= 0)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last).count() < opts.progressSeconds)
+      return;
+    last = now;
+    llvm::errs() << "mirage: verifying at full shapes"
+                 << (expI ? " (exp interpreted)" : "") << ": test " << t + 1
+                 << " of " << n << ", "
+                 << llvm::format("%.1f",
+                                 std::chrono::duration<double>(now - start)
+                                     .count())
+                 << " s\n";
+  }
+};
+
 ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
                     unsigned nTests, uint64_t seed,
-                    const VerifyOptions &opts) {
+                    const VerifyOptions &opts, Progress &progress) {
   using Sem = FiniteFieldSemantics;
   using T = Tensor<FieldValue>;
   size_t nOut = ref.outputs.size();
@@ -90,20 +121,22 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
       out.diffOut = i;
     }
   for (unsigned t = 0; t < nTests; ++t) {
+    progress.test(expI, t, nTests);
     bool done = false;
     for (unsigned r = 0; r <= opts.maxRedraws && !done; ++r) {
       uint64_t key = mix(mix(mix(seed) ^ (expI ? 0x5eed : 0x1dea)) ^
                          ((uint64_t)t << 8 | r));
       Sem sem(key, expI ? Sem::ExpMode::Interpreted
                         : Sem::ExpMode::Uninterpreted);
-      std::mt19937_64 rng(mix(key ^ 0x1234567));
-      std::vector<T> ins;
-      for (int32_t v : ref.inputs) {
-        T x(ref.values[v].shape, FieldValue{});
-        for (FieldValue &e : x.data)
-          e = sem.random(rng);
-        ins.push_back(std::move(x));
-      }
+      // The domain's draw step: uniform in Z_p × Z_q (this test's moduli)
+      // from the element's words.
+      auto draw = [&sem](CounterWords &w) { return sem.random(w); };
+      // Small inputs are drawn once per test and shared by both graphs;
+      // large ones are generated where the evaluator reads them.
+      std::vector<T> stored;
+      std::vector<TensorSource<FieldValue>> ins =
+          counterInputs<FieldValue>(ref, mix(key ^ 0x1234567),
+                                    kStoredInputElements, stored, draw);
       Evaluator<Sem> eval(sem, opts.threads);
       std::vector<T> a = eval.run(cand, ins);
       std::vector<T> b = eval.run(ref, ins);
@@ -181,9 +214,73 @@ uint64_t mirage::drawRandomSeed() {
 namespace {
 } // namespace
 
+double mirage::multiplyAdds(const UGraph &g) {
+  double n = 0;
+  double mult = g.level == Level::Block
+                    ? (double)g.grid[0] * g.grid[1] * g.grid[2] *
+                          std::max<int64_t>(g.forloopRange, 1)
+                    : 1.0;
+  for (const UOp &op : g.ops) {
+    if (op.kind == OpKind::Matmul)
+      n += mult * (double)numElements(g.values[op.results[0]].shape) *
+           (double)g.values[op.operands[0]].shape.back();
+    else if (op.kind == OpKind::RmsNorm)
+      n += mult * (double)numElements(g.values[op.operands[0]].shape);
+    else if (op.kind == OpKind::Custom)
+      n += multiplyAdds(g.bodies[op.body]);
+  }
+  return n;
+}
+
+namespace {
+/// Half the machine's physical memory (8 GiB where unknown).
+uint64_t defaultMemoryLimit() {
+  static const uint64_t limit = [] {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0)
+      return (uint64_t)pages * (uint64_t)size / 2;
+#endif
+    return uint64_t(8) << 30;
+  }();
+  return limit;
+}
+
+llvm::SmallVector<bool, 8> generatedInputs(const UGraph &ref) {
+  llvm::SmallVector<bool, 8> gen;
+  for (int32_t v : ref.inputs)
+    gen.push_back(numElements(ref.values[v].shape) > kStoredInputElements);
+  return gen;
+}
+} // namespace
+
+static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
+                                      const VerifyOptions &opts);
+
+uint64_t mirage::verificationBytes(const UGraph &cand, const UGraph &ref) {
+  using E = Evaluator<FiniteFieldSemantics>;
+  llvm::SmallVector<bool, 8> gen = generatedInputs(ref);
+  int64_t n = E::storedElementsBound(cand, gen) +
+              E::storedElementsBound(ref, gen);
+  for (size_t i = 0; i < ref.inputs.size(); ++i)
+    if (!gen[i])
+      n += numElements(ref.values[ref.inputs[i]].shape);
+  return (uint64_t)n * sizeof(FieldValue);
+}
+
 VerificationResult mirage::verifyEquivalence(const UGraph &cand,
                                              const UGraph &ref,
                                              const VerifyOptions &opts) {
+  auto start = std::chrono::steady_clock::now();
+  VerificationResult res = verifyTimed(cand, ref, opts);
+  res.seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  return res;
+}
+
+static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
+                                      const VerifyOptions &opts) {
   VerificationResult res;
   bool sigOk = cand.inputs.size() == ref.inputs.size() &&
                cand.outputs.size() == ref.outputs.size();
@@ -194,6 +291,18 @@ VerificationResult mirage::verifyEquivalence(const UGraph &cand,
     res.message = "the signatures differ";
     return res;
   }
+  uint64_t limit =
+      opts.memoryLimitBytes ? opts.memoryLimitBytes : defaultMemoryLimit();
+  uint64_t bytes = verificationBytes(cand, ref);
+  if (bytes > limit) {
+    res.status = VerifyStatus::Inconclusive;
+    res.message = "verification at full shapes would hold " +
+                  llvm::formatv("{0:F1}", bytes / 1073741824.0).str() +
+                  " GiB of field values, over the limit of " +
+                  llvm::formatv("{0:F1}", limit / 1073741824.0).str() + " GiB";
+    return res;
+  }
+  Progress progress{opts};
 
   uint64_t seed = opts.seed ? *opts.seed : drawRandomSeed();
   res.seed = seed;
@@ -287,7 +396,8 @@ VerificationResult mirage::verifyEquivalence(const UGraph &cand,
   ErrorBound bu =
       computeErrorBound(cand, ref, false, opts.targetBits, opts.maxTests);
   ModeOutcome u = runMode(cand, ref, false,
-                          bu.vacuous() ? kProbeTests : bu.tests, seed, opts);
+                          bu.vacuous() ? kProbeTests : bu.tests, seed, opts,
+                          progress);
   if (auto why = modeFailure(u))
     return inconclusive(*why);
   bool uAgrees = u.identity || !u.permutation.empty();
@@ -303,7 +413,8 @@ VerificationResult mirage::verifyEquivalence(const UGraph &cand,
     ErrorBound bi =
         computeErrorBound(cand, ref, true, opts.targetBits, opts.maxTests);
     ModeOutcome in = runMode(cand, ref, true,
-                             bi.vacuous() ? kProbeTests : bi.tests, seed, opts);
+                             bi.vacuous() ? kProbeTests : bi.tests, seed, opts,
+                             progress);
     if (auto why = modeFailure(in))
       return uAgrees ? notVerified(u, bu) : inconclusive(*why);
     bool iAgrees = in.identity || !in.permutation.empty();

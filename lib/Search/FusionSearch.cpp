@@ -43,6 +43,8 @@ VerificationResult verifyAtRealShapes(const UGraph &candidate,
   vo.targetBits = opts.finalVerifyBits;
   vo.seed = opts.seed;
   vo.allowPermutation = false;
+  // A long final check prints its own progress when the search does.
+  vo.progressSeconds = opts.progress ? opts.progressEverySeconds : 0;
   return verifyEquivalence(candidate, reference, vo);
 }
 
@@ -147,11 +149,16 @@ FusionSearchResult mirage::search::searchFusedKernel(
 
   // The answer is verified at the real shapes, cheapest first.
   std::sort(ranked.begin(), ranked.end(), cheaper);
+  std::string lastVerifyMessage;
   for (Instance &inst : ranked) {
     ++result.stats.finalVerified;
     VerificationResult vr = verifyAtRealShapes(inst.graph, reference, opts);
-    if (!vr.equivalent())
+    result.stats.verifySeconds += vr.seconds;
+    if (!vr.equivalent()) {
+      if (vr.status == VerifyStatus::Inconclusive)
+        lastVerifyMessage = vr.message;
       continue;
+    }
     result.found = true;
     result.best = std::move(inst.graph);
     result.bestSeconds = inst.seconds;
@@ -162,7 +169,10 @@ FusionSearchResult mirage::search::searchFusedKernel(
   if (!result.found)
     result.message = ranked.empty()
                          ? "no fused kernel found in the search space"
-                         : "no candidate passed verification at real shapes";
+                         : "no candidate passed verification at real shapes" +
+                               (lastVerifyMessage.empty()
+                                    ? std::string()
+                                    : " (" + lastVerifyMessage + ")");
 
   result.stats.patterns = patterns.size();
   for (uint64_t n : instancesPerPattern)

@@ -39,7 +39,9 @@ bool SearchReport::operator==(const SearchReport &o) const {
          kernelsInWinner == o.kernelsInWinner &&
          verificationLog2Bound == o.verificationLog2Bound &&
          verificationTests == o.verificationTests &&
-         verificationVacuous == o.verificationVacuous;
+         verificationVacuous == o.verificationVacuous &&
+         searchSeconds == o.searchSeconds &&
+         verificationSeconds == o.verificationSeconds;
 }
 
 // JSON numbers are doubles in llvm::json unless integral; counters are
@@ -60,6 +62,7 @@ Value mirage::toJSON(const SearchReport &r) {
       {"states_pruned", count(r.statesPruned)},
       {"candidates_verified", count(r.candidatesVerified)},
       {"seconds", number(r.seconds)},
+      {"search_seconds", number(r.searchSeconds)},
       {"timed_out", r.timedOut},
       {"input_cost_us", number(r.inputCostUs)},
       {"best_cost_us", number(r.bestCostUs)},
@@ -69,7 +72,8 @@ Value mirage::toJSON(const SearchReport &r) {
       {"verification",
        Object{{"log2_bound", number(r.verificationLog2Bound)},
               {"tests", count(r.verificationTests)},
-              {"vacuous", r.verificationVacuous}}},
+              {"vacuous", r.verificationVacuous},
+              {"seconds", number(r.verificationSeconds)}}},
   };
 }
 
@@ -140,6 +144,7 @@ bool mirage::fromJSON(const Value &v, SearchReport &r, llvm::json::Path path) {
       !getCount(*o, "states_pruned", r.statesPruned, path) ||
       !getCount(*o, "candidates_verified", r.candidatesVerified, path) ||
       !getNumber(*o, "seconds", r.seconds, path) ||
+      !getNumber(*o, "search_seconds", r.searchSeconds, path) ||
       !getNumber(*o, "input_cost_us", r.inputCostUs, path) ||
       !getNumber(*o, "best_cost_us", r.bestCostUs, path))
     return false;
@@ -156,7 +161,8 @@ bool mirage::fromJSON(const Value &v, SearchReport &r, llvm::json::Path path) {
   if (const Object *ver = o->getObject("verification")) {
     llvm::json::Path vp = path.field("verification");
     if (!getNumber(*ver, "log2_bound", r.verificationLog2Bound, vp) ||
-        !getCount(*ver, "tests", r.verificationTests, vp))
+        !getCount(*ver, "tests", r.verificationTests, vp) ||
+        !getNumber(*ver, "seconds", r.verificationSeconds, vp))
       return false;
     if (auto b = ver->getBoolean("vacuous"))
       r.verificationVacuous = *b;

@@ -223,6 +223,8 @@ struct SuperoptimizePass
       report.statesPruned = r.stats.pruned;
       report.candidatesVerified = r.stats.candidates;
       report.timedOut = r.stats.timedOut;
+      report.verificationSeconds = r.stats.verifySeconds;
+      report.searchSeconds = r.stats.seconds - r.stats.verifySeconds;
       if (r.found) {
         winner = std::move(r.best);
         report.verificationLog2Bound = r.log2Bound;
@@ -265,7 +267,9 @@ struct SuperoptimizePass
          << " tests, false-acceptance bound 2^"
          << llvm::format("%.0f", report.verificationLog2Bound) << "; cache "
          << cacheStatusName(report.cache) << "; "
-         << llvm::format("%.2f", report.seconds) << " s";
+         << llvm::format("%.2f", report.seconds) << " s (search "
+         << llvm::format("%.2f", report.searchSeconds) << " s, verification "
+         << llvm::format("%.2f", report.verificationSeconds) << " s)";
       mlir::emitRemark(graph.getLoc(), msg);
     } else if (winner) {
       mlir::emitRemark(graph.getLoc())

@@ -105,6 +105,13 @@ struct VerifyOptions {
   /// a caller that runs many verifications at once passes 1). The verdict
   /// does not depend on it.
   unsigned threads = 0;
+  /// A progress line on stderr at the start of a test when this many
+  /// seconds passed since the last one (0: none).
+  double progressSeconds = 0;
+  /// Refuse (Inconclusive, with a message) a check whose evaluations would
+  /// store more field values than this many bytes; 0: half the physical
+  /// memory. Large inputs are generated where read and do not count.
+  uint64_t memoryLimitBytes = 0;
 };
 
 enum class VerifyStatus : uint8_t {
@@ -141,6 +148,8 @@ struct VerificationResult {
   int differingOutput = -1;
   unsigned differingTest = 0;
   std::string message;
+  /// Wall time of the check.
+  double seconds = 0;
 
   bool equivalent() const { return status == VerifyStatus::Equivalent; }
 };
@@ -158,6 +167,16 @@ uint64_t drawRandomSeed();
 double float64Disagreement(const UGraph &cand, const UGraph &ref,
                            uint64_t seed, unsigned trials = 1,
                            unsigned threads = 0);
+
+/// The field multiply-adds of one evaluation of `g` at its shapes: the
+/// products of every matmul (kernel and block level, over the grid and the
+/// loop) and the squares of rms_norm. One test of a check costs those of
+/// both graphs.
+double multiplyAdds(const UGraph &g);
+
+/// Bytes of field values one test of verifyEquivalence stores at most (the
+/// bound checked against VerifyOptions::memoryLimitBytes).
+uint64_t verificationBytes(const UGraph &cand, const UGraph &ref);
 
 //===----------------------------------------------------------------------===//
 // Floating-point check

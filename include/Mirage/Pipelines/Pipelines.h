@@ -31,7 +31,8 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
                            llvm::cl::desc("search threads (0: all cores)"),
                            llvm::cl::init(search::defaults::kThreads)};
   Option<double> timeBudget{
-      *this, "time-budget", llvm::cl::desc("search seconds per graph"),
+      *this, "time-budget", llvm::cl::desc("search seconds per graph (not the final "
+                                     "verification, reported apart)"),
       llvm::cl::init(search::defaults::kTimeBudgetSeconds)};
   Option<bool> prune{
       *this, "prune",

@@ -89,7 +89,10 @@ struct FusionSearchOptions {
   unsigned maxBlockOps = defaults::kMaxBlockOps;
   /// Worker threads; 0 means all cores.
   unsigned threads = defaults::kThreads;
-  /// Wall-clock budget; after it the best verified result so far is returned.
+  /// Wall-clock budget of the search (enumeration, probe checks, ranking);
+  /// after it the best candidates found so far are ranked. The final
+  /// full-shape verification of the winner is not bounded by it (its cost
+  /// is the arithmetic of the two graphs; see verifySeconds).
   double timeBudgetSeconds = defaults::kTimeBudgetSeconds;
   std::string target = defaults::kTarget;
   /// False-acceptance target of the probe filter and of the final check.
@@ -128,7 +131,8 @@ struct FusionSearchStats {
   unsigned rounds = 0;        // enumeration rounds completed
   uint64_t patternsBounded = 0; // pattern rounds skipped by the cost floor
   bool timedOut = false;
-  double seconds = 0;
+  double seconds = 0;       // wall time, the final verification included
+  double verifySeconds = 0; // of which the final full-shape verification
 };
 
 struct FusionSearchResult {

@@ -35,7 +35,9 @@ struct SearchReport {
   uint64_t statesExplored = 0;
   uint64_t statesPruned = 0;
   uint64_t candidatesVerified = 0;
-  double seconds = 0;       // wall time of this graph's search (or lookup)
+  double seconds = 0;       // wall time of this graph: import, search (or
+                            // cache lookup) and final verification
+  double searchSeconds = 0; // of which the search (bounded by time-budget)
   bool timedOut = false;    // the budget ran out; best so far returned
   // Costs (µs) and structure.
   double inputCostUs = 0;
@@ -47,6 +49,7 @@ struct SearchReport {
   double verificationLog2Bound = 0;
   uint64_t verificationTests = 0;
   bool verificationVacuous = false;
+  double verificationSeconds = 0; // the full-shape check of the winner
   /// Whether a better graph than the input was found.
   bool improved() const { return bestCostUs < inputCostUs; }
   /// inputCostUs / bestCostUs (1 when unknown).

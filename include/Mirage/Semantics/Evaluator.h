@@ -40,9 +40,12 @@
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
 
+#include "llvm/Support/ThreadPool.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <type_traits>
@@ -79,6 +82,7 @@ template <class Sem> class Evaluator {
 public:
   using V = typename Sem::Value;
   using T = Tensor<V>;
+  using Source = TensorSource<V>;
 
   /// `threads`: workers for block loops and kernel-level matmuls; 0 means
   /// defaultEvaluatorThreads(), 1 serial. Domains that are not declared
@@ -87,37 +91,84 @@ public:
       : sem(sem), threads(detail::ParallelSafe<Sem>::value
                               ? (threads == 0 ? defaultEvaluatorThreads()
                                               : threads)
-                              : 1) {}
+                              : 1) {
+    if (this->threads > 1)
+      pool = std::make_shared<llvm::StdThreadPool>(
+          llvm::hardware_concurrency(this->threads - 1));
+  }
 
   unsigned numThreads() const { return threads; }
 
   /// Evaluates `g` (kernel or block level) on `inputs`, in graph-input order;
   /// returns the outputs in order.
   std::vector<T> run(const UGraph &g, llvm::ArrayRef<T> inputs) const {
+    return run(g, sourcesOf(inputs));
+  }
+
+  /// The same on inputs that are read in place or generated where they are
+  /// consumed (TensorSource): no input is copied. A generated input feeding
+  /// a kernel-level matmul as its right operand or a custom kernel (whose
+  /// iterators read tiles) is never stored; one read whole by any other
+  /// operator is stored for as long as it is needed. A value is released
+  /// after its last reader, so the memory held is that of the live values.
+  std::vector<T> run(const UGraph &g, llvm::ArrayRef<Source> inputs) const {
     assert(inputs.size() == g.inputs.size() && "wrong number of inputs");
     std::vector<T> vals(g.values.size());
-    for (size_t i = 0; i < inputs.size(); ++i)
-      vals[g.inputs[i]] = inputs[i];
-    for (const UOp &op : g.ops) {
+    std::vector<const T *> at(g.values.size());
+    std::vector<const Source *> src(g.values.size(), nullptr);
+    for (size_t v = 0; v < vals.size(); ++v)
+      at[v] = &vals[v];
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      src[g.inputs[i]] = &inputs[i];
+      if (!inputs[i].isGenerated())
+        at[g.inputs[i]] = inputs[i].stored;
+    }
+    auto generated = [&](int32_t v) { return src[v] && src[v]->isGenerated(); };
+    auto store = [&](int32_t v) { // a generated input read whole
+      if (!generated(v))
+        return;
+      vals[v] = T(src[v]->shape, sem.zero());
+      src[v]->read(0, vals[v].size(), vals[v].data.data());
+      src[v] = nullptr;
+    };
+    std::vector<size_t> lastUse = lastReaders(g);
+    for (size_t oi = 0; oi < g.ops.size(); ++oi) {
+      const UOp &op = g.ops[oi];
       if (op.kind == OpKind::Custom) {
-        std::vector<T> ins;
+        std::vector<Source> ins;
         for (int32_t v : op.operands)
-          ins.push_back(vals[v]);
+          ins.push_back(src[v] ? *src[v] : Source(*at[v]));
         std::vector<T> outs = runBlockGraph(g.bodies[op.body], ins);
         for (size_t i = 0; i < outs.size(); ++i)
           vals[op.results[i]] = std::move(outs[i]);
-        continue;
+      } else if (op.kind == OpKind::Matmul && generated(op.operands[1]) &&
+                 !generated(op.operands[0])) {
+        vals[op.results[0]] =
+            matmul(*at[op.operands[0]], *src[op.operands[1]],
+                   g.values[op.results[0]].shape, /*parallel=*/true);
+      } else {
+        for (int32_t v : op.operands)
+          store(v);
+        runTensorOp(g, op, at, vals, /*mayParallelize=*/true);
       }
-      runTensorOp(g, op, vals, /*mayParallelize=*/true);
+      for (int32_t v : op.operands)
+        if (lastUse[v] == oi)
+          vals[v] = T();
     }
     std::vector<T> outs;
-    for (int32_t o : g.outputs)
-      outs.push_back(vals[o]);
+    for (int32_t o : g.outputs) {
+      store(o);
+      outs.push_back(*at[o]);
+    }
     return outs;
   }
 
   /// Runs a block graph over the whole grid; `inputs` are device tensors.
   std::vector<T> runBlockGraph(const UGraph &b, llvm::ArrayRef<T> inputs) const {
+    return runBlockGraph(b, sourcesOf(inputs));
+  }
+  std::vector<T> runBlockGraph(const UGraph &b,
+                               llvm::ArrayRef<Source> inputs) const {
     std::vector<T> outputs;
     for (int32_t o : b.outputs)
       outputs.emplace_back(b.values[o].shape, sem.zero());
@@ -146,15 +197,69 @@ public:
     return outputs;
   }
 
+  /// An upper bound on the elements one run of `g` stores at once (every
+  /// result of a kernel-level operator, the outputs, and the generated
+  /// inputs that are read whole), for a caller that must refuse a run that
+  /// cannot fit in memory. `generatedInputs[i]`: input i is generated.
+  static int64_t storedElementsBound(const UGraph &g,
+                                     llvm::ArrayRef<bool> generatedInputs) {
+    std::vector<char> gen(g.values.size(), 0);
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      gen[g.inputs[i]] = i < generatedInputs.size() && generatedInputs[i];
+    int64_t n = 0;
+    std::vector<char> counted(g.values.size(), 0);
+    auto storeIfGenerated = [&](int32_t v) {
+      if (gen[v] && !counted[v]) {
+        counted[v] = 1;
+        n += numElements(g.values[v].shape);
+      }
+    };
+    for (const UOp &op : g.ops) {
+      for (int32_t r : op.results)
+        n += numElements(g.values[r].shape);
+      bool streams = op.kind == OpKind::Custom ||
+                     (op.kind == OpKind::Matmul && gen[op.operands[1]] &&
+                      !gen[op.operands[0]]);
+      if (!streams)
+        for (int32_t v : op.operands)
+          storeIfGenerated(v);
+    }
+    for (int32_t o : g.outputs) {
+      storeIfGenerated(o);
+      n += numElements(g.values[o].shape);
+    }
+    return n;
+  }
+
 private:
   const Sem &sem;
   unsigned threads = 1;
+  /// threads - 1 workers (the caller is the last); none when serial. Shared
+  /// so that the evaluator stays copyable; tasks are waited for per loop.
+  std::shared_ptr<llvm::StdThreadPool> pool;
+
+  static std::vector<Source> sourcesOf(llvm::ArrayRef<T> ts) {
+    return std::vector<Source>(ts.begin(), ts.end());
+  }
+
+  /// For each value, the index of the last operator that reads it; outputs
+  /// (read by the caller) get ops.size().
+  static std::vector<size_t> lastReaders(const UGraph &g) {
+    std::vector<size_t> last(g.values.size(), 0);
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      for (int32_t v : g.ops[i].operands)
+        last[v] = i;
+    for (int32_t o : g.outputs)
+      last[o] = g.ops.size();
+    return last;
+  }
 
   /// Runs f(0..n-1), each index on exactly one worker; serial when there is
-  /// one thread, one item or little `work`.
+  /// one thread, one item or little `work`. The workers are the calling
+  /// thread and threads - 1 tasks of the evaluator's LLVM thread pool.
   template <class F> void parallelFor(int64_t n, int64_t work, F &&f) const {
     unsigned nt = (unsigned)std::min<int64_t>(threads, n);
-    if (nt <= 1 || work < detail::kMinParallelWork) {
+    if (nt <= 1 || !pool || work < detail::kMinParallelWork) {
       for (int64_t i = 0; i < n; ++i)
         f(i);
       return;
@@ -164,13 +269,11 @@ private:
       for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;)
         f(i);
     };
-    std::vector<std::thread> pool;
-    pool.reserve(nt - 1);
+    llvm::ThreadPoolTaskGroup group(*pool);
     for (unsigned t = 1; t < nt; ++t)
-      pool.emplace_back(worker);
+      group.async(worker);
     worker();
-    for (std::thread &t : pool)
-      t.join();
+    group.wait();
   }
 
   /// The omap rule, rechecked: no saver replicates a grid axis of extent > 1.
@@ -215,10 +318,13 @@ private:
     return a;
   }
 
-  void runBlock(const UGraph &b, llvm::ArrayRef<T> inputs,
+  void runBlock(const UGraph &b, llvm::ArrayRef<Source> inputs,
                 const GridDims &blockIdx, const std::vector<int> &outputIndex,
                 std::vector<T> &outputs) const {
     std::vector<T> vals(b.values.size());
+    std::vector<const T *> at(b.values.size());
+    for (size_t v = 0; v < vals.size(); ++v)
+      at[v] = &vals[v];
     // Accumulator state, indexed by op; valid once the first iteration ran.
     std::vector<std::optional<T>> acc(b.ops.size());
     // The stages come from the one phase rule (BlockSchedule.h).
@@ -235,7 +341,8 @@ private:
             if (b.inputs[k] == op.operands[0])
               inputPos = k;
           T &tile = vals[op.results[0]];
-          tile = T(b.values[op.results[0]].shape, sem.zero());
+          if (tile.shape != b.values[op.results[0]].shape)
+            tile = T(b.values[op.results[0]].shape, sem.zero());
           Shape off = iteratorTileOffset(tile.shape, blockIdx, it,
                                          b.forloopRange, op.map, op.fmap);
           extractTile(inputs[inputPos], off, tile);
@@ -245,7 +352,7 @@ private:
           accumulate(b, op, vals, acc[i]);
           break;
         case BlockStage::InLoop:
-          runTensorOp(b, op, vals);
+          runTensorOp(b, op, at, vals);
           break;
         case BlockStage::AfterLoop:
         case BlockStage::Save:
@@ -267,7 +374,7 @@ private:
         break;
       }
       case BlockStage::AfterLoop:
-        runTensorOp(b, op, vals);
+        runTensorOp(b, op, at, vals);
         break;
       case BlockStage::Iterator:
       case BlockStage::InLoop:
@@ -374,27 +481,41 @@ private:
     return out;
   }
 
-  /// Batched matmul, in tiles of up to 8 rows × 256 columns so that a slice
+  /// Batched matmul, in tiles of rows × tileColumns(rows) so that a slice
   /// of `b` stays in cache while it is used for several rows. At kernel level
   /// (`parallel`) the (batch, row block, column block) tiles are spread over
   /// the workers. Every output element is computed by one worker, summing
   /// its products in ascending k from zero, as the plain loop does.
-  T matmul(const T &a, const T &b, const Shape &outShape,
+  /// A generated `b` (kernel level only) is never stored: each tile produces
+  /// its row segments of `b` into a small buffer used by all the tile's rows;
+  /// its tiles take up to 64 rows, so for the few rows of a decoder layer
+  /// every element of `b` is generated once.
+  T matmul(const T &a, const Source &b, const Shape &outShape,
            bool parallel = false) const {
-    constexpr int64_t kRows = 8, kCols = 256;
     size_t r = a.shape.size();
     int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+    int64_t rows = std::min<int64_t>(m, b.isGenerated() ? 64 : 8);
+    int64_t cols = tileColumns(rows);
     int64_t batch = numElements(outShape) / (m * n);
     T out(outShape, sem.zero());
-    int64_t rowBlocks = (m + kRows - 1) / kRows;
-    int64_t colBlocks = (n + kCols - 1) / kCols;
+    int64_t rowBlocks = (m + rows - 1) / rows;
+    int64_t colBlocks = (n + cols - 1) / cols;
     int64_t perBatch = rowBlocks * colBlocks;
     auto tile = [&](int64_t t) {
       int64_t bt = t / perBatch, rem = t % perBatch;
-      int64_t i0 = (rem / colBlocks) * kRows, j0 = (rem % colBlocks) * kCols;
-      matmulTile(a.data.data() + bt * m * k, b.data.data() + bt * k * n,
-                 out.data.data() + bt * m * n, k, n, i0,
-                 std::min(m, i0 + kRows), j0, std::min(n, j0 + kCols));
+      int64_t i0 = (rem / colBlocks) * rows, j0 = (rem % colBlocks) * cols;
+      int64_t j1 = std::min(n, j0 + cols);
+      const V *pb = b.isGenerated() ? nullptr
+                                    : b.stored->data.data() + bt * k * n;
+      std::vector<V> segment(pb ? 0 : j1 - j0, sem.zero());
+      matmulTile(a.data.data() + bt * m * k, out.data.data() + bt * m * n, k,
+                 n, i0, std::min(m, i0 + rows), j0, j1,
+                 [&](int64_t kk) -> const V * {
+                   if (pb)
+                     return pb + kk * n + j0;
+                   b.read(bt * k * n + kk * n + j0, j1 - j0, segment.data());
+                   return segment.data();
+                 });
     };
     if (parallel)
       parallelFor(batch * perBatch, batch * m * k * n, tile);
@@ -404,16 +525,31 @@ private:
     return out;
   }
 
-  /// pc[i·n + j] = Σ_kk pa[i·k + kk]·pb[kk·n + j] for i ∈ [i0, i1),
-  /// j ∈ [j0, j1), summed in kk order from zero.
-  void matmulTile(const V *pa, const V *pb, V *pc, int64_t k, int64_t n,
-                  int64_t i0, int64_t i1, int64_t j0, int64_t j1) const {
+  /// Columns of a matmul tile of `rows` rows: the tile's accumulators (for
+  /// the finite field, two 192-bit sums per element) stay within 32 KiB, an
+  /// L1 cache, between 16 and 256 columns.
+  static int64_t tileColumns(int64_t rows) {
+    size_t acc = sizeof(V);
+    if constexpr (detail::HasDotAccumulator<Sem>::value)
+      acc = sizeof(typename Sem::DotAccumulator);
+    int64_t cols = 256;
+    while (cols > 16 && (int64_t)acc * rows * cols > 32768)
+      cols /= 2;
+    return cols;
+  }
+
+  /// pc[i·n + j] = Σ_kk pa[i·k + kk]·b[kk][j] for i ∈ [i0, i1),
+  /// j ∈ [j0, j1), summed in kk order from zero; rowOfB(kk) points at
+  /// b[kk][j0], valid until the next call.
+  template <class RowOfB>
+  void matmulTile(const V *pa, V *pc, int64_t k, int64_t n, int64_t i0,
+                  int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
     int64_t w = j1 - j0;
     if constexpr (detail::HasDotAccumulator<Sem>::value) {
       using Acc = typename Sem::DotAccumulator;
       std::vector<Acc> acc((i1 - i0) * w);
       for (int64_t kk = 0; kk < k; ++kk) {
-        const V *pbk = pb + kk * n + j0;
+        const V *pbk = rowOfB(kk);
         for (int64_t i = i0; i < i1; ++i) {
           const V &av = pa[i * k + kk];
           Acc *row = acc.data() + (i - i0) * w;
@@ -426,13 +562,30 @@ private:
           pc[i * n + j0 + j] = sem.dotValue(acc[(i - i0) * w + j]);
     } else {
       for (int64_t kk = 0; kk < k; ++kk) {
-        const V *pbk = pb + kk * n;
+        const V *pbk = rowOfB(kk);
         for (int64_t i = i0; i < i1; ++i) {
           V av = pa[i * k + kk];
-          for (int64_t j = j0; j < j1; ++j)
-            pc[i * n + j] = sem.add(pc[i * n + j], sem.mul(av, pbk[j]));
+          V *row = pc + i * n + j0;
+          for (int64_t j = 0; j < w; ++j)
+            row[j] = sem.add(row[j], sem.mul(av, pbk[j]));
         }
       }
+    }
+  }
+
+  /// Σ v_j·v_j in j order from zero; with delayed reduction where the
+  /// domain offers it (the same value, see DotAccumulator).
+  V sumOfSquares(const V *v, int64_t n) const {
+    if constexpr (detail::HasDotAccumulator<Sem>::value) {
+      typename Sem::DotAccumulator acc;
+      for (int64_t j = 0; j < n; ++j)
+        sem.dotMulAdd(acc, v[j], v[j]);
+      return sem.dotValue(acc);
+    } else {
+      V s = sem.zero();
+      for (int64_t j = 0; j < n; ++j)
+        s = sem.add(s, sem.mul(v[j], v[j]));
+      return s;
     }
   }
 
@@ -442,11 +595,7 @@ private:
     T out(x.shape, sem.zero());
     V count = sem.fromInt(n);
     for (int64_t r = 0; r < rows; ++r) {
-      V s = sem.zero();
-      for (int64_t j = 0; j < n; ++j) {
-        V v = x.data[r * n + j];
-        s = sem.add(s, sem.mul(v, v));
-      }
+      V s = sumOfSquares(x.data.data() + r * n, n);
       V mean = sem.div(s, count);
       if (eps != 0.0)
         mean = sem.add(mean, sem.fromDouble(eps));
@@ -499,14 +648,16 @@ private:
   /// `vals`, storing its results there.
   /// `mayParallelize`: a kernel-level operator (not inside a block, whose
   /// blocks may already run on the workers).
-  void runTensorOp(const UGraph &g, const UOp &op, std::vector<T> &vals,
+  /// `at[v]`: where value v is read (in `vals` or a caller's input).
+  void runTensorOp(const UGraph &g, const UOp &op,
+                   llvm::ArrayRef<const T *> at, std::vector<T> &vals,
                    bool mayParallelize = false) const {
-    auto in = [&](unsigned i) -> const T & { return vals[op.operands[i]]; };
+    auto in = [&](unsigned i) -> const T & { return *at[op.operands[i]]; };
     const Shape &outShape = g.values[op.results[0]].shape;
     T &out = vals[op.results[0]];
     switch (op.kind) {
     case OpKind::Matmul:
-      out = matmul(in(0), in(1), outShape, mayParallelize);
+      out = matmul(in(0), Source(in(1)), outShape, mayParallelize);
       return;
     case OpKind::Unary: {
       T r = in(0);
@@ -531,7 +682,7 @@ private:
     case OpKind::ThreadGraph: {
       llvm::SmallVector<const T *> ins;
       for (int32_t v : op.operands)
-        ins.push_back(&vals[v]);
+        ins.push_back(at[v]);
       std::vector<T> results;
       threadGraph(g.bodies[op.body], ins, outShape, op.results.size(), results);
       for (size_t r = 0; r < results.size(); ++r)

@@ -4,6 +4,9 @@
 
 #include "Mirage/Semantics/ShapeRules.h"
 
+#include <algorithm>
+
+#include <functional>
 #include <vector>
 
 namespace mirage {
@@ -52,17 +55,56 @@ inline int64_t broadcastOffset(llvm::ArrayRef<int64_t> shape,
   return off;
 }
 
-/// Copies the box of `tile.shape` at `offset` out of `src`.
+/// A graph input as an evaluator reads it, without copying it: a stored
+/// tensor, or a generated one whose elements are produced where they are
+/// consumed and never stored (a weight far larger than memory).
+/// `generate(begin, count, out)` writes the row-major elements
+/// [begin, begin + count) to out; it must be a pure function of the index
+/// and safe to call from several threads at once.
+template <typename T> struct TensorSource {
+  using Generator = std::function<void(int64_t, int64_t, T *)>;
+  Shape shape;
+  const Tensor<T> *stored = nullptr;
+  Generator generate;
+
+  TensorSource() = default;
+  explicit TensorSource(const Tensor<T> &t) : shape(t.shape), stored(&t) {}
+  TensorSource(Shape s, Generator g)
+      : shape(std::move(s)), generate(std::move(g)) {}
+  bool isGenerated() const { return stored == nullptr; }
+  /// Elements [begin, begin + count) into out.
+  void read(int64_t begin, int64_t count, T *out) const {
+    if (stored)
+      std::copy(stored->data.begin() + begin,
+                stored->data.begin() + begin + count, out);
+    else
+      generate(begin, count, out);
+  }
+};
+
+/// Copies the box of `tile.shape` at `offset` out of `src`, one contiguous
+/// innermost row at a time.
+template <typename T>
+void extractTile(const TensorSource<T> &src, llvm::ArrayRef<int64_t> offset,
+                 Tensor<T> &tile) {
+  if (tile.shape.empty()) {
+    src.read(0, 1, tile.data.data());
+    return;
+  }
+  Shape st = rowMajorStrides(src.shape);
+  int64_t w = tile.shape.back();
+  Shape rows(tile.shape.begin(), tile.shape.end() - 1);
+  forEachIndex(rows, [&](int64_t r, llvm::ArrayRef<int64_t> idx) {
+    int64_t off = offset.back() * st.back();
+    for (size_t d = 0; d < idx.size(); ++d)
+      off += (idx[d] + offset[d]) * st[d];
+    src.read(off, w, tile.data.data() + r * w);
+  });
+}
 template <typename T>
 void extractTile(const Tensor<T> &src, llvm::ArrayRef<int64_t> offset,
                  Tensor<T> &tile) {
-  Shape st = rowMajorStrides(src.shape);
-  forEachIndex(tile.shape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d)
-      off += (idx[d] + offset[d]) * st[d];
-    tile.data[i] = src.data[off];
-  });
+  extractTile(TensorSource<T>(src), offset, tile);
 }
 
 /// Writes `tile` into the box at `offset` of `dst`.

@@ -76,6 +76,15 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     pruned, best cost so far, elapsed; `progress=false` silences it. The
     defaults of the search options live in Mirage/Search/SearchDefaults.h.
 
+    Time: `time-budget` bounds the search (enumeration, probe checks and
+    ranking). It does not bound the import, the cost model, or the final
+    verification of the winner at full shapes, whose cost is the
+    multiply-adds of the two graphs (a few seconds for a decoder layer);
+    the remark and the report give search and verification seconds apart,
+    and `progress` prints both on stderr. A winner whose full-shape check
+    would not fit in memory leaves the graph unchanged with a remark that
+    says so.
+
     ```mlir
     // mirage-opt --mirage-superoptimize="target=h100 report=r.json" x.mlir
     %r = mirage_kernel.graph "g" (%x, %w) ... { rms_norm; matmul }
@@ -104,7 +113,9 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "search threads (0: all cores)">,
     Option<"timeBudget", "time-budget", "double",
            "::mirage::search::defaults::kTimeBudgetSeconds",
-           "seconds per graph; then the best verified result so far is used">,
+           "seconds of search per graph; then the best result so far is "
+           "used. The final full-shape verification of the winner is not "
+           "bounded by it (reported apart)">,
     Option<"cachePath", "cache", "std::string", "\"\"",
            "result cache: empty for the default file in the user cache "
            "directory, 'off' to disable, or a path">,
@@ -127,8 +138,9 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "reference reduces over (ablation only)">,
     Option<"progress", "progress", "bool",
            "::mirage::search::defaults::kProgress",
-           "print search progress on stderr (round, states, pruned, best cost "
-           "so far, elapsed) once a search has run progress-after seconds">,
+           "print progress on stderr (round, states, pruned, best cost so far, "
+           "elapsed) once a search has run progress-after seconds, and of the "
+           "final full-shape verification">,
     Option<"progressAfter", "progress-after", "double",
            "::mirage::search::defaults::kProgressAfterSeconds",
            "seconds of search before the first progress line">

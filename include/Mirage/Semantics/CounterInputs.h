@@ -1,0 +1,96 @@
+//===- CounterInputs.h - Random inputs drawn where they are consumed -*- C++ -*-===//
+//
+// Element i of input t under a key is a pure function of (key, t, i): a
+// counter-based generator, as SeededValues.h is for the float inputs of the
+// code generator. Nothing has to be stored: an evaluator reading a weight
+// tile asks for exactly those elements (TensorSource in Tensor.h), both
+// graphs of a check read the same values, and any thread may produce any
+// element, so the values do not depend on how work is split.
+//
+// The generator gives each element a stream of 64-bit words; turning words
+// into a domain value is the domain's step (for the finite field:
+// rejection sampling below each modulus, exactly uniform), so the stream
+// follows whatever moduli the domain holds. Words are mix64 (SplitMix64's
+// bijective finaliser) of distinct counters: the first four words of
+// element i are mix64(tensorKey + 4i + j); a fifth or later word, needed
+// only after three rejections (probability below 2^-150 for the verifier's
+// moduli), comes from a second mixing of the fourth counter.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEMANTICS_COUNTERINPUTS_H
+#define MIRAGE_SEMANTICS_COUNTERINPUTS_H
+
+#include "Mirage/Semantics/Tensor.h"
+#include "Mirage/Semantics/UGraph.h"
+#include "Mirage/Support/SeededValues.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mirage {
+
+/// The key of input tensor `tensor` under `key`.
+inline uint64_t counterTensorKey(uint64_t key, uint64_t tensor) {
+  return mix64(key ^ mix64(tensor ^ 0xc0117e5ULL));
+}
+
+/// The words of one element, in order; a callable like a random engine
+/// (`words()` is the next word), for a domain's draw step.
+class CounterWords {
+public:
+  CounterWords(uint64_t tensorKey, uint64_t index)
+      : base(tensorKey + (index << 2)) {}
+  uint64_t operator()() {
+    uint64_t j = next++;
+    if (j < 4)
+      return mix64(base + j);
+    return mix64(mix64(base + 3) + j);
+  }
+
+private:
+  uint64_t base;
+  uint64_t next = 0;
+};
+
+/// The elements [begin, begin + count) of input `tensor`: out[e] =
+/// draw(words of element begin + e). `draw(CounterWords &)` returns a value.
+template <class V, class Draw>
+void fillCounterElements(uint64_t key, uint64_t tensor, int64_t begin,
+                         int64_t count, V *out, const Draw &draw) {
+  uint64_t tk = counterTensorKey(key, tensor);
+  for (int64_t e = 0; e < count; ++e) {
+    CounterWords words(tk, (uint64_t)(begin + e));
+    out[e] = draw(words);
+  }
+}
+
+/// The inputs of `g` under `key` as evaluator sources: inputs with at most
+/// `storeLimit` elements are drawn once into `storage` (shared by every run
+/// that reads these sources), larger ones are generated where they are
+/// read. `storage` must outlive the sources and is not resized afterwards.
+template <class V, class Draw>
+std::vector<TensorSource<V>>
+counterInputs(const UGraph &g, uint64_t key, int64_t storeLimit,
+              std::vector<Tensor<V>> &storage, const Draw &draw) {
+  storage.clear();
+  storage.reserve(g.inputs.size());
+  std::vector<TensorSource<V>> srcs;
+  for (size_t t = 0; t < g.inputs.size(); ++t) {
+    const Shape &shape = g.values[g.inputs[t]].shape;
+    if (numElements(shape) <= storeLimit) {
+      storage.emplace_back(shape, V{});
+      Tensor<V> &x = storage.back();
+      fillCounterElements(key, t, 0, x.size(), x.data.data(), draw);
+      srcs.emplace_back(x);
+    } else {
+      srcs.emplace_back(shape, [key, t, draw](int64_t b, int64_t n, V *out) {
+        fillCounterElements(key, t, b, n, out, draw);
+      });
+    }
+  }
+  return srcs;
+}
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_COUNTERINPUTS_H
