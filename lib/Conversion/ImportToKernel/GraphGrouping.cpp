@@ -189,12 +189,14 @@ struct BlockImporter {
         if (Value c = current(v);
             !c.getDefiningOp() || !inG.contains(c.getDefiningOp()))
           ins.insert(c);
-    // An op outside the group whose results only members read, and whose
-    // recipes do not (the `linalg.reduce` under an imported
-    // `tensor.expand_shape`), dies with the members: it is no reason for an
-    // output and it does not move.
+    // An op outside the group whose results only members read (the
+    // `linalg.reduce` under an imported `tensor.expand_shape`) dies with the
+    // members: it is no reason for an output and it does not move. (Their
+    // recipes cannot read it: it reads the group, so that would be a cycle,
+    // which grouping excludes.) An op nobody reads is not such an op; it
+    // moves like any other reader of the group.
     auto feedsOnlyGroup = [&](Operation *o) {
-      if (o->getNumResults() == 0 || !isMemoryEffectFree(o))
+      if (o->use_empty() || !isMemoryEffectFree(o))
         return false;
       for (Operation *user : o->getUsers()) {
         Operation *a = block.findAncestorOpInBlock(*user);

@@ -36,10 +36,14 @@ namespace mk = mirage::kernel;
 
 namespace {
 
-/// Verifies `op` with its diagnostics silenced.
-LogicalResult verifySilently(Operation *op) {
-  ScopedDiagnosticHandler silence(op->getContext(),
-                                  [](Diagnostic &) { return success(); });
+/// Verifies `op` with its diagnostics silenced; `firstError` gets the first
+/// message.
+LogicalResult verifySilently(Operation *op, std::string &firstError) {
+  ScopedDiagnosticHandler silence(op->getContext(), [&](Diagnostic &d) {
+    if (firstError.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+      firstError = d.str();
+    return success();
+  });
   return mlir::verify(op);
 }
 
@@ -88,11 +92,13 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     // rewrite did around them (dominance of moved ops, uses of erased ones).
     // It should never fire; if it does, the function stays as it was and
     // says so, rather than the pass emitting invalid IR.
-    if (!created.empty() && failed(verifySilently(f))) {
+    std::string error;
+    if (!created.empty() && failed(verifySilently(f, error))) {
       f.getBody().getBlocks().clear();
       f.getBody().takeBody(original->getBody());
       f.emitWarning("mirage-import left this function unchanged: importing "
-                    "it produced IR that does not verify (an importer bug)");
+                    "it produced IR that does not verify (an importer bug: ")
+          << error << ")";
     }
     if (remarks) {
       f->walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -267,6 +267,12 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
     argInfo.push_back({in->getOperandNumber(), std::nullopt});
     inputs.push_back(v);
   }
+  // Splat constants are folded into the body, so without a tensor operand
+  // the result is a constant, which has no kernel form (constants enter
+  // graphs as operands).
+  if (inputs.empty())
+    return Analysis::no("every operand is a splat constant (the result is a "
+                        "constant)");
   if (!red.empty()) {
     // The accumulator may only feed the combiner (checked below).
     if (!outArg.hasOneUse())
