@@ -11,6 +11,12 @@ Python (float64 and per-op float32 rounding) and keeps only programs whose
 result is finite, of moderate size and well conditioned, so that any
 disagreement below is the importer's fault.
 
+Softmax and RMS normalisation run over any non-unit axis. Each program is
+imported three ways: `--mirage-import`, `--mirage-import=strict-lax=true`,
+and `--mirage-import` on what upstream tosa-to-linalg makes of it (variant
+`linalg`; numbers are compared there only when every graph operand is a
+constant or a graph result).
+
 Two kinds of programs:
 
   numeric     reshape / transpose pairs / wide clamps occur only after the
@@ -20,7 +26,8 @@ Two kinds of programs:
               unchanged: the upstream lowering + mlir-runner output equals the
               `--mirage-evaluate=print-all` value of the last graph output
               (norm-wise relative error <= 1e-4, as compare_outputs.py).
-  structural  reshapes, transposes and non-relu clamps anywhere; checks (a)
+  structural  reshapes, transposes and non-relu clamps anywhere, including
+              layout changes the rest of the program works in; checks (a)
               and that every one of them is left untouched. (The evaluator
               gives graph operands that are neither constants nor graph
               results random values, so (b) does not apply.)
