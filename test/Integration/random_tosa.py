@@ -708,7 +708,9 @@ def check_import(args, path, variant, structural):
         if not live <= count_stays(dst) <= total:
             return (f"reshape/transpose/non-relu clamp ops not left untouched: "
                     f"{live} live, {total} in all, {count_stays(dst)} after import"), None
-    if "mirage_kernel.graph" not in dst:
+    # (Upstream's linalg form may leave nothing importable: a computation
+    # that hangs off a generic over splat constants only.)
+    if "mirage_kernel.graph" not in dst and variant != "linalg":
         return "no graph created", None
     return None, out
 
@@ -828,7 +830,9 @@ def main():
             stats["graphs"] += open(imported).read().count("mirage_kernel.graph")
             if upstream is None:
                 continue
-            if var == "linalg" and not graphs_closed(open(imported).read()):
+            text = open(imported).read()
+            if var == "linalg" and ("mirage_kernel.graph" not in text or
+                                    not graphs_closed(text)):
                 # An op of upstream's linalg form that has no kernel form
                 # (a clamp's minimumf) sits between graphs: numbers are not
                 # comparable, the checks above still apply.
