@@ -47,6 +47,20 @@ struct BlockImporter {
   std::vector<SmallVector<int, 4>> deps; // producers relevant for grouping
   std::vector<int> parent;               // union-find over op indices
   std::vector<int> member;               // group root or -1
+  /// The graph result that replaced each member result of a graph built in
+  /// this attempt. Recipes were analysed before any graph existed, so a
+  /// later group's recipe still names the replaced value; it must read the
+  /// graph result instead. (Reading the replaced value kept the member op
+  /// alive, and a member may read an op that placement moved after the
+  /// graph: `tensor.expand_shape` of a `linalg.reduce` that stays.)
+  DenseMap<Value, Value> replacedBy;
+
+  Value current(Value v) const {
+    for (auto it = replacedBy.find(v); it != replacedBy.end();
+         it = replacedBy.find(v))
+      v = it->second;
+    return v;
+  }
 
   int find(int i) {
     while (parent[i] != i)
@@ -172,15 +186,32 @@ struct BlockImporter {
     llvm::SetVector<Value> ins;
     for (Operation *m : members)
       for (Value v : recipeOf.lookup(m)->inputs)
-        if (!v.getDefiningOp() || !inG.contains(v.getDefiningOp()))
-          ins.insert(v);
+        if (Value c = current(v);
+            !c.getDefiningOp() || !inG.contains(c.getDefiningOp()))
+          ins.insert(c);
+    // An op outside the group whose results only members read (the
+    // `linalg.reduce` under an imported `tensor.expand_shape`) dies with the
+    // members: it is no reason for an output and it does not move. (Their
+    // recipes cannot read it: it reads the group, so that would be a cycle,
+    // which grouping excludes.) An op nobody reads is not such an op; it
+    // moves like any other reader of the group.
+    auto feedsOnlyGroup = [&](Operation *o) {
+      if (o->use_empty() || !isMemoryEffectFree(o))
+        return false;
+      for (Operation *user : o->getUsers()) {
+        Operation *a = block.findAncestorOpInBlock(*user);
+        if (!a || !inG.contains(a))
+          return false;
+      }
+      return true;
+    };
     // Outputs: results used by ops that stay, or by other groups' recipes.
     llvm::SetVector<Value> outs;
     for (Operation *m : members)
       for (OpOperand &use : m->getResult(0).getUses()) {
         Operation *u = use.getOwner();
         Operation *anc = block.findAncestorOpInBlock(*u);
-        if (anc && inG.contains(anc))
+        if (anc && (inG.contains(anc) || feedsOnlyGroup(anc)))
           continue;
         if (anc && allMembers.contains(anc)) {
           if (llvm::is_contained(recipeOf.lookup(anc)->inputs,
@@ -201,7 +232,7 @@ struct BlockImporter {
     SmallVector<Operation *> toMove;
     llvm::SmallPtrSet<Operation *, 16> tainted(inG.begin(), inG.end());
     for (Operation *o = members.front(); o && o != last; o = o->getNextNode()) {
-      if (inG.contains(o))
+      if (inG.contains(o) || feedsOnlyGroup(o))
         continue;
       bool uses = false;
       auto check = [&](Operation *nested) {
@@ -243,7 +274,7 @@ struct BlockImporter {
     for (Operation *m : members) {
       SmallVector<Value> in;
       for (Value v : recipeOf.lookup(m)->inputs)
-        in.push_back(map.lookup(v));
+        in.push_back(map.lookup(current(v)));
       Value r = recipeOf.lookup(m)->build(ib, m->getLoc(), in);
       if (!r || r.getType() != m->getResult(0).getType()) {
         g->erase();
@@ -273,11 +304,13 @@ struct BlockImporter {
       o->moveAfter(after);
       after = o;
     }
-    for (auto [cv, r] : llvm::zip(outs, g.getResults()))
+    for (auto [cv, r] : llvm::zip(outs, g.getResults())) {
       Value(cv).replaceUsesWithIf(r, [&](OpOperand &use) {
         Operation *anc = block.findAncestorOpInBlock(*use.getOwner());
         return !(anc && inG.contains(anc));
       });
+      replacedBy[cv] = r;
+    }
     created.push_back(g);
     return success();
   }

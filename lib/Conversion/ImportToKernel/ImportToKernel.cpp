@@ -18,6 +18,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mirage {
@@ -32,6 +36,17 @@ namespace mk = mirage::kernel;
 
 namespace {
 
+/// Verifies `op` with its diagnostics silenced; `firstError` gets the first
+/// message.
+LogicalResult verifySilently(Operation *op, std::string &firstError) {
+  ScopedDiagnosticHandler silence(op->getContext(), [&](Diagnostic &d) {
+    if (firstError.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+      firstError = d.str();
+    return success();
+  });
+  return mlir::verify(op);
+}
+
 /// Why `op` was left behind.
 std::string reason(Operation *op) {
   Analysis a = analyzeOp(op);
@@ -45,6 +60,8 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
 
   void runOnOperation() override {
     func::FuncOp f = getOperation();
+    // The function as it was, to put back if importing it broke the IR.
+    OwningOpRef<func::FuncOp> original = f.clone();
     // Blocks to process: those not inside linalg or mirage ops.
     SmallVector<Block *> blocks;
     f->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -70,6 +87,18 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     for (mk::GraphOp g : created) {
       simplifyKernelGraph(g, recognize);
       (void)partitionLax(g, strictLax);
+    }
+    // Every graph was verified when it was built; this checks what the
+    // rewrite did around them (dominance of moved ops, uses of erased ones).
+    // It should never fire; if it does, the function stays as it was and
+    // says so, rather than the pass emitting invalid IR.
+    std::string error;
+    if (!created.empty() && failed(verifySilently(f, error))) {
+      f.getBody().getBlocks().clear();
+      f.getBody().takeBody(original->getBody());
+      f.emitWarning("mirage-import left this function unchanged: importing "
+                    "it produced IR that does not verify (an importer bug: ")
+          << error << ")";
     }
     if (remarks) {
       f->walk<WalkOrder::PreOrder>([&](Operation *op) {

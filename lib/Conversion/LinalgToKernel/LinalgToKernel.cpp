@@ -4,10 +4,12 @@
 // element-wise generics and named element-wise ops (their scalar body is
 // compiled into kernel ops), generics with one keep-dim reduction, and the
 // `tensor.expand_shape(linalg.reduce)` idiom that restores the reduced unit
-// dim.
+// dim. Attributes are read through UpstreamAttrs only (a verified op may
+// lack one).
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
+#include "../UpstreamAttrs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -265,6 +267,12 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
     argInfo.push_back({in->getOperandNumber(), std::nullopt});
     inputs.push_back(v);
   }
+  // Splat constants are folded into the body, so without a tensor operand
+  // the result is a constant, which has no kernel form (constants enter
+  // graphs as operands).
+  if (inputs.empty())
+    return Analysis::no("every operand is a splat constant (the result is a "
+                        "constant)");
   if (!red.empty()) {
     // The accumulator may only feed the combiner (checked below).
     if (!outArg.hasOneUse())
@@ -393,10 +401,17 @@ namespace mirage::import {
 /// tensor.expand_shape of a linalg.reduce that re-inserts the reduced dim.
 Analysis analyzeExpandOfReduce(tensor::ExpandShapeOp ex) {
   auto red = ex.getSrc().getDefiningOp<linalg::ReduceOp>();
-  if (!red || red->getNumResults() != 1 || red.getDimensions().size() != 1)
+  if (!red || red->getNumResults() != 1)
     return Analysis::no("expand_shape changes the layout (the kernel dialect "
                         "has no reshape)");
-  int64_t d = red.getDimensions()[0];
+  UpstreamAttrs attrs(red);
+  auto dims = attrs.get<DenseI64ArrayAttr>("dimensions");
+  if (!attrs.ok())
+    return Analysis::no("reduce: " + attrs.why());
+  if (dims.size() != 1)
+    return Analysis::no("expand_shape changes the layout (the kernel dialect "
+                        "has no reshape)");
+  int64_t d = dims[0];
   Value x = red.getInputs()[0];
   if (std::string w = whyNotImportable(x.getType()); !w.empty())
     return Analysis::no("reduce input: " + w);
@@ -422,6 +437,13 @@ Analysis analyzeExpandOfReduce(tensor::ExpandShapeOp ex) {
 
 Analysis analyzeLinalgOp(linalg::LinalgOp l) {
   Operation *op = l.getOperation();
+  // The interface methods used below (indexing maps, iterator types, and
+  // hasUserDefinedMaps) read these attributes where the op stores them.
+  UpstreamAttrs attrs(op);
+  attrs.getIfDeclared<ArrayAttr>("indexing_maps");
+  attrs.getIfDeclared<ArrayAttr>("iterator_types");
+  if (!attrs.ok())
+    return Analysis::no(attrs.why());
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return linalgMatmulRecipe(l);
   if (isa<linalg::FillOp>(op))

@@ -3,10 +3,12 @@
 // Recipes for the TOSA ops that have an exact kernel form: matmul with zero
 // zero points, element-wise arithmetic with equal-rank broadcasting, the
 // unary activations, relu-shaped clamp/maximum, keep-dim reductions and
-// concat. Reshape and transpose stay between graphs.
+// concat. Reshape and transpose stay between graphs. Attributes are read
+// through UpstreamAttrs only (a verified op may lack one).
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
+#include "../UpstreamAttrs.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -61,10 +63,12 @@ Analysis analyzeTosaOp(Operation *op) {
     return unaryRecipe(UnaryKind::mul_scalar, a.getInput1(), rt, -1.0);
   }
   if (auto a = dyn_cast<tosa::ClampOp>(op)) {
-    auto lo = dyn_cast<FloatAttr>(a.getMinValAttr());
-    auto hi = dyn_cast<FloatAttr>(a.getMaxValAttr());
-    if (!lo || !hi || lo.getValueAsDouble() != 0.0 ||
-        !(hi.getValueAsDouble() >= 3.0e38))
+    UpstreamAttrs attrs(op);
+    std::optional<double> lo = attrs.floating("min_val");
+    std::optional<double> hi = attrs.floating("max_val");
+    if (!attrs.ok())
+      return Analysis::no(attrs.why());
+    if (*lo != 0.0 || !(*hi >= 3.0e38))
       return Analysis::no("clamp other than relu (min 0, max +inf/max float)");
     return unaryRecipe(UnaryKind::relu, a.getInput(), rt);
   }
@@ -79,7 +83,11 @@ Analysis analyzeTosaOp(Operation *op) {
   if (auto a = dyn_cast<tosa::ReduceSumOp>(op)) {
     if (std::string w = tensorOperand(a.getInput()); !w.empty())
       return Analysis::no("operand: " + w);
-    int64_t d = a.getAxis();
+    UpstreamAttrs attrs(op);
+    std::optional<int64_t> axis = attrs.integer("axis");
+    if (!attrs.ok())
+      return Analysis::no(attrs.why());
+    int64_t d = *axis;
     return Analysis::yes({a.getInput()}, [d, rt](OpBuilder &b, Location l,
                                                  ArrayRef<Value> in) -> Value {
       Value v = emitReduce(b, l, ReduceKind::sum, in[0], d);
@@ -89,9 +97,14 @@ Analysis analyzeTosaOp(Operation *op) {
   if (auto a = dyn_cast<tosa::ReduceMaxOp>(op)) {
     if (std::string w = tensorOperand(a.getInput()); !w.empty())
       return Analysis::no("operand: " + w);
-    if (a.getNanMode() != tosa::NanPropagationMode::PROPAGATE)
+    UpstreamAttrs attrs(op);
+    std::optional<int64_t> axis = attrs.integer("axis");
+    auto nan = attrs.get<tosa::NanPropagationModeAttr>("nan_mode");
+    if (!attrs.ok())
+      return Analysis::no(attrs.why());
+    if (nan.getValue() != tosa::NanPropagationMode::PROPAGATE)
       return Analysis::no("reduce_max with nan_mode IGNORE");
-    int64_t d = a.getAxis();
+    int64_t d = *axis;
     return Analysis::yes({a.getInput()}, [d, rt](OpBuilder &b, Location l,
                                                  ArrayRef<Value> in) -> Value {
       Value v = emitReduce(b, l, ReduceKind::max, in[0], d);
@@ -105,7 +118,11 @@ Analysis analyzeTosaOp(Operation *op) {
     for (Value v : ins)
       if (std::string w = tensorOperand(v); !w.empty())
         return Analysis::no("operand: " + w);
-    int64_t d = a.getAxis();
+    UpstreamAttrs attrs(op);
+    std::optional<int64_t> axis = attrs.integer("axis");
+    if (!attrs.ok())
+      return Analysis::no(attrs.why());
+    int64_t d = *axis;
     return Analysis::yes(ins, [d, rt](OpBuilder &b, Location l,
                                       ArrayRef<Value> in) -> Value {
       Value v = in[0];

@@ -1,8 +1,10 @@
 // Property-based robustness test of --mirage-import: seeded random TOSA
 // programs (ranks 1-4, f32, broadcasting, matmul, element-wise ops,
 // reductions, composite softmax/rms_norm/silu/gelu/sigmoid forms, reshape and
-// transpose left untouched). For each program the import succeeds (default
-// and strict-lax=true) and its output verifies again; for the numeric
+// transpose left untouched; normalisations over every axis; persistent
+// relayouts). For each program the import succeeds (default, strict-lax=true,
+// and default on upstream tosa-to-linalg's output) and its output verifies
+// and round-trips again; for the numeric
 // programs, the upstream lowering + mlir-runner output equals the
 // --mirage-evaluate=print-all value (norm-wise 1e-4, as compare_outputs.py).
 // All numeric programs share one mlir-runner invocation. Run many more by
