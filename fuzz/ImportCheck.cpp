@@ -3,7 +3,7 @@
 #include "FuzzSupport.h"
 
 #include "Mirage/InitAllDialects.h"
-#include "Mirage/InitAllPasses.h"
+#include "Mirage/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,7 +15,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -28,7 +27,6 @@ bool mirage::fuzz::checkImport(llvm::StringRef text, bool strictLax) {
     r->insert<func::FuncDialect, arith::ArithDialect, math::MathDialect,
               tensor::TensorDialect, linalg::LinalgDialect,
               tosa::TosaDialect>();
-    registerAllMiragePasses();
     return r;
   }();
   std::unique_ptr<MLIRContext> ctx = makeQuietContext(*registry);
@@ -39,16 +37,15 @@ bool mirage::fuzz::checkImport(llvm::StringRef text, bool strictLax) {
 
   PassManager pm(ctx.get());
   pm.enableVerifier(false);
-  std::string pipeline = strictLax ? "func.func(mirage-import{strict-lax=true})"
-                                   : "func.func(mirage-import)";
-  if (failed(parsePassPipeline(pipeline, pm)))
-    finding("the import pipeline does not parse", pipeline);
+  MirageImportOptions options;
+  options.strictLax = strictLax;
+  pm.addNestedPass<func::FuncOp>(createMirageImport(options));
   if (failed(pm.run(*module)))
     return true; // diagnosed; a failing pass need not leave valid IR
   if (failed(verify(*module))) {
     std::string out;
     llvm::raw_string_ostream os(out);
-    os << "pipeline: " << pipeline << "\ninput:\n" << text;
+    os << "strict-lax=" << strictLax << "\ninput:\n" << text;
     finding("--mirage-import produced IR that does not verify", out);
   }
   return true;

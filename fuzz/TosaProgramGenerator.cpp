@@ -4,6 +4,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <vector>
 
@@ -14,6 +15,16 @@ struct Value {
   std::string name;
   Shape shape;
 };
+
+/// `c` exactly (17 significant digits), always with a '.' or an exponent.
+std::string floatLiteral(double c) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", c);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
 
 std::string tensorType(const Shape &s) {
   std::string t = "tensor<";
@@ -98,7 +109,7 @@ private:
     Shape ones(rank, 1);
     Value v{"%c" + std::to_string(next++), ones};
     body += "  " + v.name + " = \"tosa.const\"() <{values = dense<" +
-            std::to_string(c) + "> : " + tensorType(ones) + ">}> : () -> " +
+            floatLiteral(c) + "> : " + tensorType(ones) + "}> : () -> " +
             tensorType(ones) + "\n";
     return v;
   }

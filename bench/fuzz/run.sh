@@ -5,22 +5,23 @@
 # memory and findings (crash/timeout/out-of-memory reproducers). Ends with
 # "N passed, N failed": a target passes when it ran and found nothing.
 #
-#   bash bench/fuzz/run.sh [--time SECONDS] [--work DIR] [--serial] [TARGET...]
+#   bash bench/fuzz/run.sh [--time SECONDS] [--work DIR] [--serial] [--no-build]
+#                          [TARGET...]
 #
 # TARGET is ugraph-ir, tosa-gen, tosa-text or differential (default: all).
-# The fuzzers come from build-asan (scripts/sanitize.sh asan --build-only
-# builds them). The targets run concurrently unless --serial, each under
+# The fuzzers come from build-asan (configured by scripts/sanitize.sh). The targets run concurrently unless --serial, each under
 # `nice -n 15` in fork mode (-fork=1 -ignore_crashes=1: a finding is kept as
 # a reproducer in WORK/<target>/ and fuzzing goes on). Reproduce a finding
 # with build-asan/bin/mirage-fuzz-<target> <reproducer>.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-time_s=60; work=""; serial=0; targets=()
+time_s=60; work=""; serial=0; no_build=0; targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_s=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --serial) serial=1; shift ;;
+    --no-build) no_build=1; shift ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -29,8 +30,15 @@ done
 [ -n "$work" ] || work=$(mktemp -d /tmp/mirage-fuzz.XXXXXX)
 mkdir -p "$work"
 
-bash scripts/sanitize.sh asan --build-only >"$work/build.log" 2>&1 ||
-  { tail -n 20 "$work/build.log"; echo "0 passed, ${#targets[@]} failed"; exit 1; }
+# Configured by scripts/sanitize.sh (clang-22, ASan+UBSan, coverage); only the
+# fuzzers and what they link are built here.
+build_fuzzers() {
+  if [ -f build-asan/build.ninja ]; then ninja -C build-asan mirage-fuzzers
+  else MIRAGE_SANITIZE_TARGETS=mirage-fuzzers bash scripts/sanitize.sh asan --build-only; fi
+}
+if [ $no_build -eq 0 ] && ! build_fuzzers >"$work/build.log" 2>&1; then
+  tail -n 20 "$work/build.log"; echo "0 passed, ${#targets[@]} failed"; exit 1
+fi
 
 # Seed corpora: one file per `// -----` section of the test inputs.
 seed() { # seed DIR FILE...
