@@ -9,10 +9,12 @@
 #                          [TARGET...]
 #
 # TARGET is ugraph-ir, tosa-gen, tosa-text or differential (default: all).
-# The fuzzers come from build-asan (configured by scripts/sanitize.sh). The targets run concurrently unless --serial, each under
-# `nice -n 15` in fork mode (-fork=1 -ignore_crashes=1: a finding is kept as
-# a reproducer in WORK/<target>/ and fuzzing goes on). Reproduce a finding
-# with build-asan/bin/mirage-fuzz-<target> <reproducer>.
+# The fuzzers come from build-asan (configured by scripts/sanitize.sh). The
+# targets run concurrently unless --serial, each under `nice -n 15`; a finding
+# ends that target's run and is kept as a reproducer in WORK/<target>/ (fork
+# mode, which goes on after a finding, starts a process per job and barely
+# ran on a loaded 2-core machine). Reproduce a finding with
+# build-asan/bin/mirage-fuzz-<target> <reproducer>.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 time_s=60; work=""; serial=0; no_build=0; targets=()
@@ -60,12 +62,15 @@ for t in "${targets[@]}"; do
 done
 
 run_one() {
-  local t=$1 d="$work/$1"
+  local t=$1 d="$work/$1" len_flags=()
+  # The byte-driven targets need more than the 4 bytes libFuzzer starts from
+  # (it grows the limit only after many executions, which a slow target never
+  # reaches): full-length inputs from the start.
+  case "$t" in tosa-gen|differential) len_flags=(-max_len=512 -len_control=0) ;; esac
   ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
   /usr/bin/time -v -o "$d/time.txt" nice -n 15 "build-asan/bin/mirage-fuzz-$t" \
-    -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-    -max_total_time="$time_s" -timeout=60 -rss_limit_mb=4096 \
-    -artifact_prefix="$d/" "$d/corpus" "$d/seeds" >"$d/log.txt" 2>&1
+    -max_total_time="$time_s" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+    "${len_flags[@]}" -artifact_prefix="$d/" "$d/corpus" "$d/seeds" >"$d/log.txt" 2>&1
 }
 if [ $serial -eq 1 ]; then
   for t in "${targets[@]}"; do run_one "$t"; done
@@ -79,13 +84,16 @@ printf '%-13s %6s %10s %8s %15s %15s %7s %8s %8s\n' target time_s executions \
 passed=0; failed=0
 for t in "${targets[@]}"; do
   d="$work/$t"
-  # Fork-mode status lines: "#N: cov: C ft: F corp: K exec/s: E ...".
-  first=$(grep -m1 -E '^#[0-9]+: cov:' "$d/log.txt")
-  last=$(grep -E '^#[0-9]+: cov:' "$d/log.txt" | tail -n 1)
+  # Status lines "#N <event> cov: C ft: F corp: K/B ..."; INITED is the
+  # seed corpus, the last line the end of the run.
+  first=$(grep -m1 -E '^#[0-9]+\s+INITED' "$d/log.txt")
+  last=$(grep -E '^#[0-9]+\s' "$d/log.txt" | tail -n 1)
   field() { echo "$2" | sed -n "s/.* $1: \([0-9]*\).*/\1/p"; }
-  execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p'); execs=${execs:-0}
-  secs=$(echo "$last" | sed -n 's/.* time: \([0-9]*\)s.*/\1/p'); secs=${secs:-0}
-  eps=$([ "$secs" -gt 0 ] && echo $((execs / secs)) || echo 0)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\)/\1/p' "$d/log.txt")
+  [ -n "$execs" ] || execs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p'); execs=${execs:-0}
+  secs=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$d/time.txt" |
+         awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%d", s }')
+  secs=${secs:-0}
   findings=$(find "$d" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'timeout-*' \
              -o -maxdepth 1 -name 'oom-*' -o -maxdepth 1 -name 'leak-*' | wc -l)
   peak=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' "$d/time.txt")
