@@ -16,12 +16,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../CudaDriver.h"
 #include "../DType.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <string>
 
@@ -41,6 +43,11 @@ std::map<uintptr_t, size_t> allocations;
 struct Module { std::string ptx; };
 struct Function { std::string name; };
 struct Event { double ms = 0; };
+// Like a driver, the fake owns loaded modules and their functions for the
+// life of the process (mirage-run never unloads them; the real driver frees
+// them with the context at exit), so a leak check sees no lost objects.
+std::deque<Module> modules;
+std::deque<Function> functions;
 
 /// True when the tests asked entry point `name` to fail.
 bool injected(const char *name) {
@@ -83,7 +90,7 @@ ENTRY(cuDeviceGetCount, int *n) {
   *n = d ? std::atoi(d) : 1;
   return kSuccess;
 }
-ENTRY(cuDeviceGet, int *dev, int ordinal) {
+ENTRY(cuDeviceGet, cu::CUdevice *dev, int ordinal) {
   PROLOGUE(cuDeviceGet)
   *dev = ordinal;
   return kSuccess;
@@ -104,13 +111,13 @@ ENTRY(cuDeviceGetAttribute, int *v, int attr, int) {
   }
   return kSuccess;
 }
-ENTRY(cuCtxCreate_v2, void **ctx, unsigned, int) {
+ENTRY(cuCtxCreate_v2, cu::CUcontext *ctx, unsigned, cu::CUdevice) {
   PROLOGUE(cuCtxCreate_v2)
   static int context;
-  *ctx = &context;
+  *ctx = reinterpret_cast<cu::CUcontext>(&context);
   return kSuccess;
 }
-ENTRY(cuCtxDestroy_v2, void *) {
+ENTRY(cuCtxDestroy_v2, cu::CUcontext) {
   PROLOGUE(cuCtxDestroy_v2)
   return kSuccess;
 }
@@ -118,7 +125,7 @@ ENTRY(cuCtxSynchronize) {
   PROLOGUE(cuCtxSynchronize)
   return kSuccess;
 }
-ENTRY(cuModuleLoadDataEx, void **mod, const void *image, unsigned n, int *opts,
+ENTRY(cuModuleLoadDataEx, cu::CUmodule *mod, const void *image, unsigned n, int *opts,
       void **values) {
   PROLOGUE(cuModuleLoadDataEx)
   if (std::getenv("FAKE_CUDA_JIT_ERROR")) {
@@ -127,26 +134,29 @@ ENTRY(cuModuleLoadDataEx, void **mod, const void *image, unsigned n, int *opts,
         std::strcpy(static_cast<char *>(values[i]), "ptxas fatal: fake JIT error");
     return kInvalidPtx;
   }
-  *mod = new Module{static_cast<const char *>(image)};
+  modules.push_back(Module{static_cast<const char *>(image)});
+  *mod = reinterpret_cast<cu::CUmodule>(&modules.back());
   return kSuccess;
 }
-ENTRY(cuModuleGetFunction, void **f, void *mod, const char *name) {
+ENTRY(cuModuleGetFunction, cu::CUfunction *f, cu::CUmodule mod,
+      const char *name) {
   PROLOGUE(cuModuleGetFunction)
-  if (static_cast<Module *>(mod)->ptx.find(std::string(".entry ") + name) ==
+  if (reinterpret_cast<Module *>(mod)->ptx.find(std::string(".entry ") + name) ==
       std::string::npos)
     return kNotFound;
-  *f = new Function{name};
+  functions.push_back(Function{name});
+  *f = reinterpret_cast<cu::CUfunction>(&functions.back());
   return kSuccess;
 }
-ENTRY(cuFuncSetAttribute, void *, int attr, int value) {
+ENTRY(cuFuncSetAttribute, cu::CUfunction, int attr, int value) {
   PROLOGUE(cuFuncSetAttribute)
   return attr == 8 && value <= 227 * 1024 ? kSuccess : kInvalidValue;
 }
-ENTRY(cuLaunchKernel, void *f, unsigned gx, unsigned gy, unsigned gz,
-      unsigned bx, unsigned by, unsigned bz, unsigned smem, void *stream,
+ENTRY(cuLaunchKernel, cu::CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+      unsigned bx, unsigned by, unsigned bz, unsigned smem, cu::CUstream stream,
       void **params, void **extra) {
   PROLOGUE(cuLaunchKernel)
-  const std::string &name = static_cast<Function *>(f)->name;
+  const std::string &name = reinterpret_cast<Function *>(f)->name;
   const size_t n = size_t(gx) * gy * gz * bx * by * bz;
   auto arg = [&](int i) {
     return reinterpret_cast<unsigned char *>(
@@ -168,7 +178,7 @@ ENTRY(cuLaunchKernel, void *f, unsigned gx, unsigned gy, unsigned gz,
   }
   return kNotFound;
 }
-ENTRY(cuMemAlloc_v2, unsigned long long *p, size_t n) {
+ENTRY(cuMemAlloc_v2, cu::CUdeviceptr *p, size_t n) {
   PROLOGUE(cuMemAlloc_v2)
   if (n > kMaxAlloc)
     return kOutOfMemory;
@@ -215,29 +225,30 @@ ENTRY(cuMemsetD8_v2, unsigned long long p, unsigned char v, size_t n) {
   std::memset(reinterpret_cast<void *>(uintptr_t(p)), v, n);
   return kSuccess;
 }
-ENTRY(cuEventCreate, void **e, unsigned) {
+ENTRY(cuEventCreate, cu::CUevent *e, unsigned) {
   PROLOGUE(cuEventCreate)
-  *e = new Event;
+  *e = reinterpret_cast<cu::CUevent>(new Event);
   return kSuccess;
 }
-ENTRY(cuEventDestroy_v2, void *e) {
+ENTRY(cuEventDestroy_v2, cu::CUevent e) {
   PROLOGUE(cuEventDestroy_v2)
-  delete static_cast<Event *>(e);
+  delete reinterpret_cast<Event *>(e);
   return kSuccess;
 }
-ENTRY(cuEventRecord, void *e, void *) {
+ENTRY(cuEventRecord, cu::CUevent e, cu::CUstream) {
   PROLOGUE(cuEventRecord)
-  static_cast<Event *>(e)->ms = nowMs();
+  reinterpret_cast<Event *>(e)->ms = nowMs();
   return kSuccess;
 }
-ENTRY(cuEventSynchronize, void *) {
+ENTRY(cuEventSynchronize, cu::CUevent) {
   PROLOGUE(cuEventSynchronize)
   return kSuccess;
 }
-ENTRY(cuEventElapsedTime, float *ms, void *start, void *stop) {
+ENTRY(cuEventElapsedTime, float *ms, cu::CUevent start, cu::CUevent stop) {
   PROLOGUE(cuEventElapsedTime)
   // Never zero, so bandwidths stay finite however fast the host is.
-  double d = static_cast<Event *>(stop)->ms - static_cast<Event *>(start)->ms;
+  double d = reinterpret_cast<Event *>(stop)->ms -
+             reinterpret_cast<Event *>(start)->ms;
   *ms = float(d > 1e-4 ? d : 1e-4);
   return kSuccess;
 }
