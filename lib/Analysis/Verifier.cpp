@@ -22,7 +22,6 @@ using ff::FieldValue;
 namespace {
 /// Inputs up to this many elements (24 MB of field values) are drawn once
 /// per test and stored; larger ones are generated where they are read.
-constexpr int64_t kStoredInputElements = 1 << 20;
 
 uint64_t mix(uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;

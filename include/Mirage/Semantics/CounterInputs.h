@@ -29,6 +29,10 @@
 
 namespace mirage {
 
+/// Inputs with more elements than this are generated where they are read
+/// (never stored); smaller ones are drawn once and shared.
+constexpr int64_t kStoredInputElements = 1 << 20;
+
 /// The key of input tensor `tensor` under `key`.
 inline uint64_t counterTensorKey(uint64_t key, uint64_t tensor) {
   return mix64(key ^ mix64(tensor ^ 0xc0117e5ULL));
