@@ -317,14 +317,14 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
     llvm::raw_string_ostream os(s);
     if (o.identity) {
       res.status = VerifyStatus::Equivalent;
-      os << o.tests << " tests, " << boundText(b);
+      os << o.tests << testsNoun(o.tests) << ", " << boundText(b);
     } else {
       res.status = VerifyStatus::EquivalentUpToPermutation;
       res.permutation = o.permutation;
       os << "its outputs match the reference's only when permuted as [";
       for (size_t i = 0; i < o.permutation.size(); ++i)
         os << (i ? ", " : "") << o.permutation[i];
-      os << "] (" << o.tests << " tests)";
+      os << "] (" << o.tests << testsNoun(o.tests) << ")";
     }
     if (b.expInterpreted)
       os << " (exp interpreted as ω^x, Theorem 2 with k = "
