@@ -442,14 +442,20 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
     l2 = log2Sum(l2, theorem2Log2(b.expDegree, k));
   }
   // Conditioning on "no zero divisor" in either field (a test that hits
-  // one is redrawn): W·B·(1/p + 1/q) with p > 2^61, q > 2^60.
+  // one is redrawn): W·B·(c_p/p + c_q/q) ≤ 2·W·B/2^60, with p > 2^61,
+  // q > 2^60 and the draws' point-mass factors c_p < 1.25, c_q < 1.125
+  // (FiniteFieldSemantics::random).
   double divs = c.divisions + r.divisions;
   double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
-  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) +
-                             std::log2(1.5) - lm
+  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) + 1 - lm
                        : -1e9;
   b.zeroDivisor = std::exp2(lz);
-  b.log2PerTest = lz >= -1 ? 0 : l2 - std::log2(1 - b.zeroDivisor);
+  // The draws are uniform within a factor 1 ± 2^-66 each (FiniteField.h,
+  // scaleToModulus): any event of a test is at most 1 + 2^-24 times as
+  // likely as under exactly uniform draws.
+  b.log2PerTest = lz >= -1 ? 0
+                           : l2 - std::log2(1 - b.zeroDivisor) +
+                                 ff::kLog2DrawSkew;
   // No meaningful bound: ε ≥ 1 (or not a number), or more tests than the
   // budget allows. The verdict is then "not verified" (§4.3).
   double need = std::isfinite(b.log2PerTest) && b.log2PerTest < 0

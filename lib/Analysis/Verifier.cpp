@@ -186,7 +186,8 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
 std::string boundText(const ErrorBound &b) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "false-acceptance bound 2^" << (long)std::floor(b.log2Total);
+  // Rounded up: the stated bound is never below the computed one.
+  os << "false-acceptance bound 2^" << (long)std::ceil(b.log2Total);
   return s;
 }
 

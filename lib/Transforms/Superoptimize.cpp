@@ -267,7 +267,7 @@ struct SuperoptimizePass
          << target << "; verified with " << report.verificationTests
          << testsNoun(report.verificationTests)
          << ", false-acceptance bound 2^"
-         << llvm::format("%.0f", report.verificationLog2Bound) << "; cache "
+         << (long)std::ceil(report.verificationLog2Bound) << "; cache "
          << cacheStatusName(report.cache) << "; "
          << llvm::format("%.2f", report.seconds) << " s (search "
          << llvm::format("%.2f", report.searchSeconds) << " s, verification "

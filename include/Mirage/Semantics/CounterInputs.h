@@ -8,13 +8,12 @@
 // element, so the values do not depend on how work is split.
 //
 // The generator gives each element a stream of 64-bit words; turning words
-// into a domain value is the domain's step (for the finite field:
-// rejection sampling below each modulus, exactly uniform), so the stream
-// follows whatever moduli the domain holds. Words are mix64 (SplitMix64's
-// bijective finaliser) of distinct counters: the first four words of
-// element i are mix64(tensorKey + 4i + j); a fifth or later word, needed
-// only after three rejections (probability below 2^-150 for the verifier's
-// moduli), comes from a second mixing of the fourth counter.
+// into a domain value is the domain's step (for the finite field: two words
+// per residue, multiply-shifted onto each modulus), so the stream follows
+// whatever moduli the domain holds. Words are mix64 (SplitMix64's bijective
+// finaliser) of distinct counters: the first four words of element i are
+// mix64(tensorKey + 4i + j); a domain that needs a fifth or later word
+// gets it from a second mixing of the fourth counter.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_COUNTERINPUTS_H
