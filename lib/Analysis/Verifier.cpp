@@ -308,11 +308,15 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   res.seed = seed;
   std::string seedText = " (seed " + std::to_string(seed) + ")";
 
-  auto accept = [&](const ModeOutcome &o, const ErrorBound &b) {
+  // What every verdict after the tests records: their count and the bound.
+  auto recordTests = [&](const ModeOutcome &o, const ErrorBound &b) {
     res.tests = o.tests;
     res.bound = b;
     res.expInterpreted = b.expInterpreted;
     res.boundVacuous = b.vacuous();
+  };
+  auto accept = [&](const ModeOutcome &o, const ErrorBound &b) {
+    recordTests(o, b);
     res.log2Bound = b.vacuous() ? 0 : b.log2Total;
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -350,19 +354,15 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
     return res;
   };
   auto notVerified = [&](const ModeOutcome &o, const ErrorBound &b) {
+    recordTests(o, b);
     res.status = VerifyStatus::NotVerified;
-    res.tests = o.tests;
-    res.bound = b;
-    res.expInterpreted = b.expInterpreted;
     res.boundVacuous = true;
     res.message = vacuousText(b, opts.maxTests) + seedText;
     return res;
   };
   auto reject = [&](const ModeOutcome &o, const ErrorBound &b) {
+    recordTests(o, b);
     res.status = VerifyStatus::NotEquivalent;
-    res.tests = o.tests;
-    res.bound = b;
-    res.expInterpreted = b.expInterpreted;
     res.differingOutput = o.diffOut;
     res.differingTest = o.diffTest;
     res.message = "output #" + std::to_string(o.diffOut) + " differs in test " +
