@@ -12,6 +12,7 @@
 #include "Mirage/Semantics/CounterInputs.h"
 #include "Mirage/Semantics/Evaluator.h"
 
+#include "SameTensors.h"
 #include "TestGraphs.h"
 
 #include <gtest/gtest.h>
@@ -26,22 +27,7 @@ namespace {
 const Sem kSem(1, Sem::ExpMode::Uninterpreted);
 auto draw = [](CounterWords &w) { return kSem.random(w); };
 
-bool same(const FieldValue &a, const FieldValue &b) {
-  return a.p == b.p && a.q == b.q && a.qUndef == b.qUndef;
-}
-
-bool sameTensors(const std::vector<T> &a, const std::vector<T> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].shape != b[i].shape)
-      return false;
-    for (int64_t e = 0; e < a[i].size(); ++e)
-      if (!same(a[i].data[e], b[i].data[e]))
-        return false;
-  }
-  return true;
-}
+using test::sameTensors;
 
 /// Every source of `srcs` read whole into storage.
 std::vector<T> stored(const std::vector<TensorSource<FieldValue>> &srcs) {
@@ -67,13 +53,13 @@ TEST(CounterInputs, ReproducibleForASeedAndIndependentOfHowTheyAreRead) {
   std::vector<FieldValue> t4(1000);
   fillCounterElements(42, 4, 0, 1000, t4.data(), draw);
   for (int i = 0; i < 1000; ++i) {
-    EXPECT_TRUE(same(whole[i], again[i])) << i;
-    EXPECT_TRUE(same(whole[i], pieces[i])) << i;
+    EXPECT_TRUE(test::sameValue(whole[i], again[i])) << i;
+    EXPECT_TRUE(test::sameValue(whole[i], pieces[i])) << i;
     EXPECT_LT(whole[i].p, kSem.moduli().p.m);
     EXPECT_LT(whole[i].q, kSem.moduli().q.m);
     EXPECT_FALSE(whole[i].qUndef);
-    differ += !same(whole[i], other[i]);
-    otherTensor += !same(whole[i], t4[i]);
+    differ += !test::sameValue(whole[i], other[i]);
+    otherTensor += !test::sameValue(whole[i], t4[i]);
   }
   // Another seed or another tensor gives other values (a collision of a
   // 63-bit residue has probability 2^-63 per element).

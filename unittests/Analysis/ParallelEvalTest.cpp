@@ -4,9 +4,10 @@
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
 
+#include "SameTensors.h"
+
 #include <gtest/gtest.h>
 
-#include <cstring>
 
 using namespace mirage;
 using ff::FieldValue;
@@ -44,19 +45,6 @@ UGraph batched() {
   return g;
 }
 
-template <class V> bool sameBits(const std::vector<Tensor<V>> &a,
-                                 const std::vector<Tensor<V>> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].shape != b[i].shape)
-      return false;
-    for (int64_t e = 0; e < a[i].size(); ++e)
-      if (std::memcmp(&a[i].data[e], &b[i].data[e], sizeof(V)) != 0)
-        return false;
-  }
-  return true;
-}
 } // namespace
 
 TEST(ParallelEval, Float64BitIdenticalForEveryThreadCount) {
@@ -66,7 +54,7 @@ TEST(ParallelEval, Float64BitIdenticalForEveryThreadCount) {
     Float64Semantics sem;
     auto serial = Evaluator<Float64Semantics>(sem, 1).run(g, ins);
     for (unsigned t : {2u, 3u, 4u, 7u, 0u})
-      EXPECT_TRUE(sameBits(serial,
+      EXPECT_TRUE(test::sameTensors(serial,
                            Evaluator<Float64Semantics>(sem, t).run(g, ins)))
           << t;
   }
@@ -85,13 +73,9 @@ TEST(ParallelEval, FiniteFieldBitIdenticalForEveryThreadCount) {
     }
     auto serial = Evaluator<FiniteFieldSemantics>(sem, 1).run(g, ins);
     for (unsigned t : {2u, 4u, 5u}) {
-      auto par = Evaluator<FiniteFieldSemantics>(sem, t).run(g, ins);
-      ASSERT_EQ(serial.size(), par.size());
-      for (size_t i = 0; i < serial.size(); ++i)
-        for (int64_t e = 0; e < serial[i].size(); ++e) {
-          const FieldValue &x = serial[i].data[e], &y = par[i].data[e];
-          ASSERT_TRUE(x.p == y.p && x.q == y.q && x.qUndef == y.qUndef);
-        }
+      EXPECT_TRUE(test::sameTensors(
+          serial, Evaluator<FiniteFieldSemantics>(sem, t).run(g, ins)))
+          << t;
     }
     EXPECT_TRUE(sem.conclusive());
   }
