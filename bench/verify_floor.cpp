@@ -8,7 +8,11 @@
 // tab-separated line per pair (bench/verify_scale.sh makes the table):
 //
 //   file graph multiply-adds/test tests verify-s field-MAC/s floor-s ratio
-//        verdict
+//        verify-cpu-s floor-cpu-s cpu-ratio verdict
+//
+// The CPU columns are the process's CPU seconds over each part: on a
+// machine shared with other work (two cores and a build) the wall-clock
+// ratio depends on what else ran meanwhile, the CPU ratio much less.
 //
 // One "field multiply-add" is one product of the evaluator in Z_p × Z_q
 // (two residues); the floor does one 62-bit modular multiply-add for it,
@@ -33,6 +37,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -42,6 +47,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+/// CPU seconds of the whole process (every thread) so far.
+double processCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /// The largest prime below 2^62.
@@ -136,15 +147,22 @@ int main(int argc, char **argv) {
       double macs = multiplyAdds(c) + multiplyAdds(r);
       VerifyOptions vo;
       vo.progressSeconds = 10;
+      double cpu0 = processCpuSeconds();
       VerificationResult vr = verifyEquivalence(c, r, vo);
+      double cpu1 = processCpuSeconds();
       double fl = floorSeconds(macs * std::max(1u, vr.tests), threads);
+      double cpu2 = processCpuSeconds();
       llvm::outs() << llvm::sys::path::stem(argv[f]) << "\t" << cand << "\t"
                    << llvm::format("%.0f", macs) << "\t" << vr.tests << "\t"
                    << llvm::format("%.3f", vr.seconds) << "\t"
                    << llvm::format("%.3g", macs * vr.tests / vr.seconds)
                    << "\t" << llvm::format("%.3f", fl) << "\t"
                    << llvm::format("%.1f", vr.seconds / fl) << "\t"
-                   << (vr.equivalent() ? "verified" : vr.message) << "\n";
+                   << llvm::format("%.3f", cpu1 - cpu0) << "\t"
+                   << llvm::format("%.3f", cpu2 - cpu1) << "\t"
+                   << llvm::format("%.1f", (cpu1 - cpu0) / (cpu2 - cpu1))
+                   << "\t" << (vr.equivalent() ? "verified" : vr.message)
+                   << "\n";
       llvm::outs().flush();
       if (!vr.equivalent())
         status = 1;

@@ -70,8 +70,8 @@ done
 echo
 echo "### Full-shape verification against a plain modular dot-product loop"
 echo
-echo "| workload | graph | multiply-adds/test | tests | verify s | field MAC/s | floor s | ratio | peak MB |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| workload | graph | multiply-adds/test | tests | verify s | field MAC/s | floor s | ratio | verify CPU s | floor CPU s | CPU ratio | peak MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 inputs=()
 for l in "${layers[@]}"; do
   [ -s "$tmp/$l.out.mlir" ] && grep -q 'reference "' "$tmp/$l.out.mlir" &&
@@ -83,10 +83,11 @@ done
 for f in "${inputs[@]}"; do
   /usr/bin/time -v "$FLOOR" "$f" >"$tmp/row" 2>"$tmp/row.err"
   p=$(peak "$tmp/row.err")
-  while IFS=$'\t' read -r wl graph macs tests secs rate fl ratio verdict; do
+  while IFS=$'\t' read -r wl graph macs tests secs rate fl ratio vcpu fcpu cratio verdict; do
     extra=""
     [ "$verdict" != verified ] && extra=" ($verdict)"
-    printf '| %s | %s | %.3g | %s | %s | %s | %s | %sx%s | %s |\n' \
-      "$wl" "$graph" "$macs" "$tests" "$secs" "$rate" "$fl" "$ratio" "$extra" "$p"
+    printf '| %s | %s | %.3g | %s | %s | %s | %s | %sx | %s | %s | %sx%s | %s |\n' \
+      "$wl" "$graph" "$macs" "$tests" "$secs" "$rate" "$fl" "$ratio" \
+      "$vcpu" "$fcpu" "$cratio" "$extra" "$p"
   done <"$tmp/row"
 done
