@@ -134,7 +134,8 @@ struct SuperoptimizePass
     return "fusion-v1;max_block_ops=" + std::to_string(maxBlockOps) +
            ";prune=" + std::to_string(prune) +
            ";cost_bound=" + std::to_string(costBound) +
-           ";split_reduced=" + std::to_string(splitReducedClasses);
+           ";split_reduced=" + std::to_string(splitReducedClasses) +
+           ";split_kernels=" + std::to_string(splitKernels);
   }
 
   /// Adds one search's counters to the pass statistics.
@@ -204,6 +205,7 @@ struct SuperoptimizePass
       opts.timeBudgetSeconds = timeBudget;
       opts.target = target;
       opts.splitReducedClasses = splitReducedClasses;
+      opts.splitKernels = splitKernels;
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);
