@@ -185,3 +185,20 @@ TEST(SplitReduction, NoSplitFormForRmsAccumulator) {
   EXPECT_FALSE(plan.ok);
   EXPECT_NE(plan.why.find("cannot be folded"), std::string::npos);
 }
+
+// The reference's softmax @ V sums 4096 fractions over one row's exp-sum;
+// with one shared denominator the bound of the pair at the paper's shapes
+// is real (it was vacuous when the analysis multiplied the 4096
+// denominators out: a 49000-bit height).
+TEST(SplitReduction, PairBoundAtPaperShapesIsNotVacuous) {
+  UGraph ref = gqaReference(2, 256, 64, 4096);
+  UGraph one = gqaOneKernelBlock(ref, 8, 8);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph pair;
+  ASSERT_TRUE(instantiateSplit(one, plan, ref, {2, 8, 1}, 8, 8, pair));
+  ErrorBound b = computeErrorBound(pair, ref, /*expInterpreted=*/false, 64);
+  EXPECT_FALSE(b.vacuous());
+  EXPECT_LE(b.log2Total, -64);
+  EXPECT_LT(b.heightBits, 60);
+}
