@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
+#include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/Replay.h"
 #include "Mirage/Semantics/Target.h"
 
@@ -139,9 +140,7 @@ SplitPlan fusion::planSplit(const UGraph &b, const Pattern &pattern) {
         return plan;
       }
       plan.partials.push_back(p);
-    } else if (op.kind != OpKind::InputIterator &&
-               op.kind != OpKind::OutputSaver &&
-               b.values[op.results[0]].phase == Phase::AfterLoop &&
+    } else if (blockStage(b, op) == BlockStage::AfterLoop &&
                !isElementwise(op)) {
       plan.why = "an after-loop operator that is not element-wise";
       return plan;
@@ -156,10 +155,11 @@ SplitPlan fusion::planSplit(const UGraph &b, const Pattern &pattern) {
 }
 
 /// Whether `op` of a found block graph belongs to kernel 1 (iterators,
-/// in-loop operators, accumulators) rather than kernel 2.
+/// in-loop operators, accumulators) rather than kernel 2 (after-loop
+/// operators, savers). An accumulator's finish runs after the loop too,
+/// but only sum-like accumulators are split, whose finish is the identity.
 static bool inLoopPart(const UGraph &b, const UOp &op) {
-  return op.kind == OpKind::InputIterator || op.kind == OpKind::Accum ||
-         b.values[op.results[0]].phase == Phase::InLoop;
+  return runsInLoop(blockStage(b, op));
 }
 
 static bool fitsTarget(const UGraph &block) {
