@@ -10,6 +10,9 @@
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=REMARK < %t.err
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
+// The answer does not depend on the number of search threads.
+// RUN: mirage-opt %s --mirage-superoptimize="cache=off threads=1 progress=false" -o %t.serial.mlir
+// RUN: diff %t.mlir %t.serial.mlir
 // Without split kernels the same search returns one kernel, estimated slower.
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off threads=2 progress=false split-kernels=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONE
 // The pair verifies against the reference with a real bound, and its

@@ -19,6 +19,9 @@
 //     classes, ranked by the cost model; the best is verified again at the
 //     real shapes (the probe only filters: the answer's verification is at
 //     full size, so the result is sound whatever the probe missed).
+//     A found graph whose reduction can be split is also instantiated as a
+//     split kernel plus a combining kernel (split-K, split-KV), ranked with
+//     the one-kernel forms (docs/Rationale/MultiKernel.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEARCH_FUSIONSEARCH_H
