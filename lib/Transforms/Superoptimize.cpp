@@ -147,6 +147,7 @@ struct SuperoptimizePass
     numCandidates += st.candidates;
     numProbeVerified += st.probeVerified;
     numInstances += st.instances;
+    numSplitInstances += st.splitInstances;
     numFinalVerified += st.finalVerified;
     numTimedOut += st.timedOut;
   }

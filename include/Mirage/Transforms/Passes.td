@@ -162,6 +162,8 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Statistic<"numCandidates", "candidates", "complete block graphs checked at probe shapes">,
     Statistic<"numProbeVerified", "probe-verified", "candidates equivalent at probe shapes">,
     Statistic<"numInstances", "instances", "real-shape launch configurations costed">,
+    Statistic<"numSplitInstances", "split-instances",
+              "of which split pairs (split kernel + combining kernel)">,
     Statistic<"numFinalVerified", "final-verifications", "real-shape verifications run">
   ];
 }
