@@ -56,7 +56,11 @@ case "$mode" in
     # that call the verifier, the field arithmetic, abstract expressions and
     # the result cache from several threads at once.
     tsan_tests=(ParallelEvalTest FusionSearchTest ResultCacheTest VerifierTest
-                FiniteFieldTest AbstractExprTest EvaluatorTest)
+                FiniteFieldTest AbstractExprTest EvaluatorTest FieldDotTest)
+    # Cases left out under TSan: the eps-and-weight search explores 24 times
+    # the states of FindsFusedRmsNormMatmul through the same threaded code
+    # (8 s in a release build, over 37 min under TSan on 2 cores).
+    tsan_exclude="FusionSearch.FindsFusedRmsNormMatmulWithEpsAndWeight"
     targets=("${tsan_tests[@]}")
     ;;
 esac
@@ -114,7 +118,7 @@ else
   # makes the executable exit non-zero (halt_on_error).
   for t in "${tsan_tests[@]}"; do
     exe=$(find "$dir/unittests" -type f -name "$t" | head -n 1)
-    out=$("$exe" 2>&1); rc=$?
+    out=$("$exe" --gtest_filter="-$tsan_exclude" 2>&1); rc=$?
     n_pass=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p')
     n_fail=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
     n_pass=${n_pass:-0}; n_fail=${n_fail:-0}

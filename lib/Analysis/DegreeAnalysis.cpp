@@ -563,10 +563,15 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
                          std::max(c.argHeightDen, r.argHeightDen) + 1);
   b.heightBits = std::max(height, argHeight);
   // Schwartz–Zippel on the cleared difference, plus oracle-argument
-  // collisions (union bound over pairs of calls).
-  double l2 = std::log2(delta) - lm;
+  // collisions (union bound over pairs of calls). In mode U every value has
+  // both components, and an acceptance (or a collision) needs agreement in
+  // Z_p and in Z_q, two independent worlds: each term is squared (§4.2a).
+  // Mode I argues in one field (an exp's result has no q part).
+  const double fields = expInterpreted ? 1 : 2;
+  double l2 = fields * (std::log2(delta) - lm);
   if (M >= 2)
-    l2 = log2Sum(l2, std::log2(b.collisionPairs) + std::log2(argDeg) - lm);
+    l2 = log2Sum(l2, std::log2(b.collisionPairs) +
+                         fields * (std::log2(argDeg) - lm));
   // A bad prime (§4.2): one of the at most ⌊H/60⌋ primes above 2^60 that
   // divide a nonzero coefficient (|c| ≤ 2^H) of the difference or of one of
   // the argument differences (exp's included), for either of the two
@@ -584,12 +589,21 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
     b.expDegree = std::max({delta, c.expArgDegree, r.expArgDegree, 1.0});
     l2 = log2Sum(l2, theorem2Log2(b.expDegree, k));
   }
-  // Conditioning on "no zero divisor" (a test that hits one is redrawn).
+  // Conditioning on "no zero divisor" in either field (a test that hits
+  // one is redrawn): W·B·(c_p/p + c_q/q) ≤ 2·W·B/2^60, with p > 2^61,
+  // q > 2^60 and the draws' point-mass factors c_p < 1.25, c_q < 1.125
+  // (FiniteFieldSemantics::random).
   double divs = c.divisions + r.divisions;
   double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
-  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) - lm : -1e9;
+  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) + 1 - lm
+                       : -1e9;
   b.zeroDivisor = std::exp2(lz);
-  b.log2PerTest = lz >= -1 ? 0 : l2 - std::log2(1 - b.zeroDivisor);
+  // The draws are uniform within a factor 1 ± 2^-66 each (FiniteField.h,
+  // scaleToModulus): any event of a test is at most 1 + 2^-24 times as
+  // likely as under exactly uniform draws.
+  b.log2PerTest = lz >= -1 ? 0
+                           : l2 - std::log2(1 - b.zeroDivisor) +
+                                 ff::kLog2DrawSkew;
   // No meaningful bound: ε ≥ 1 (or not a number), or more tests than the
   // budget allows. The verdict is then "not verified" (§4.3).
   double need = std::isfinite(b.log2PerTest) && b.log2PerTest < 0

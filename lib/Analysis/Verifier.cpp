@@ -186,7 +186,8 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
 std::string boundText(const ErrorBound &b) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "false-acceptance bound 2^" << (long)std::floor(b.log2Total);
+  // Rounded up: the stated bound is never below the computed one.
+  os << "false-acceptance bound 2^" << (long)std::ceil(b.log2Total);
   return s;
 }
 
@@ -307,24 +308,28 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   res.seed = seed;
   std::string seedText = " (seed " + std::to_string(seed) + ")";
 
-  auto accept = [&](const ModeOutcome &o, const ErrorBound &b) {
+  // What every verdict after the tests records: their count and the bound.
+  auto recordTests = [&](const ModeOutcome &o, const ErrorBound &b) {
     res.tests = o.tests;
     res.bound = b;
     res.expInterpreted = b.expInterpreted;
     res.boundVacuous = b.vacuous();
+  };
+  auto accept = [&](const ModeOutcome &o, const ErrorBound &b) {
+    recordTests(o, b);
     res.log2Bound = b.vacuous() ? 0 : b.log2Total;
     std::string s;
     llvm::raw_string_ostream os(s);
     if (o.identity) {
       res.status = VerifyStatus::Equivalent;
-      os << o.tests << " tests, " << boundText(b);
+      os << o.tests << testsNoun(o.tests) << ", " << boundText(b);
     } else {
       res.status = VerifyStatus::EquivalentUpToPermutation;
       res.permutation = o.permutation;
       os << "its outputs match the reference's only when permuted as [";
       for (size_t i = 0; i < o.permutation.size(); ++i)
         os << (i ? ", " : "") << o.permutation[i];
-      os << "] (" << o.tests << " tests)";
+      os << "] (" << o.tests << testsNoun(o.tests) << ")";
     }
     if (b.expInterpreted)
       os << " (exp interpreted as ω^x, Theorem 2 with k = "
@@ -349,19 +354,15 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
     return res;
   };
   auto notVerified = [&](const ModeOutcome &o, const ErrorBound &b) {
+    recordTests(o, b);
     res.status = VerifyStatus::NotVerified;
-    res.tests = o.tests;
-    res.bound = b;
-    res.expInterpreted = b.expInterpreted;
     res.boundVacuous = true;
     res.message = vacuousText(b, opts.maxTests) + seedText;
     return res;
   };
   auto reject = [&](const ModeOutcome &o, const ErrorBound &b) {
+    recordTests(o, b);
     res.status = VerifyStatus::NotEquivalent;
-    res.tests = o.tests;
-    res.bound = b;
-    res.expInterpreted = b.expInterpreted;
     res.differingOutput = o.diffOut;
     res.differingTest = o.diffTest;
     res.message = "output #" + std::to_string(o.diffOut) + " differs in test " +

@@ -8,6 +8,7 @@
 // the pair again; it has no uses left and later pipelines drop it.
 //
 //===----------------------------------------------------------------------===//
+#include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 #include "Mirage/Search/AbstractPrune.h"
@@ -267,8 +268,9 @@ struct SuperoptimizePass
          << llvm::format("%.2f", report.bestCostUs) << " us ("
          << llvm::format("%.2f", report.estimatedSpeedup()) << "x) on "
          << target << "; verified with " << report.verificationTests
-         << " tests, false-acceptance bound 2^"
-         << llvm::format("%.0f", report.verificationLog2Bound) << "; cache "
+         << testsNoun(report.verificationTests)
+         << ", false-acceptance bound 2^"
+         << (long)std::ceil(report.verificationLog2Bound) << "; cache "
          << cacheStatusName(report.cache) << "; "
          << llvm::format("%.2f", report.seconds) << " s (search "
          << llvm::format("%.2f", report.searchSeconds) << " s, verification "

@@ -11,7 +11,7 @@ func.func @seed_is_reported(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8
     %s = mirage_kernel.unary mul_scalar %a scalar(2.0) : tensor<4x8xf32>
     mirage_kernel.yield %s : tensor<4x8xf32>
   }
-  // expected-remark @+1 {{graph 'fine' is equivalent to reference 'ref': 2 tests, false-acceptance bound 2^-}}
+  // expected-remark @+1 {{graph 'fine' is equivalent to reference 'ref': 1 test, false-acceptance bound 2^-}}
   %o = mirage_kernel.graph "fine" reference "ref" (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
   ^bb0(%a: tensor<4x8xf32>):
     %s = mirage_kernel.binary add %a, %a : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>

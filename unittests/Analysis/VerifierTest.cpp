@@ -106,6 +106,24 @@ TEST(ErrorBound, TestsReachTarget) {
   EXPECT_FALSE(computeErrorBound(sm, sm, false, 64).vacuous());
 }
 
+// Mode U argues in Z_p and Z_q at once (Verification.md §4.2a): the
+// Schwartz–Zippel and collision terms are squared, so one test reaches 64
+// bits where the one-field argument of mode I needs two.
+TEST(ErrorBound, ModeUUsesBothFields) {
+  UGraph fused = rmsMatmulFused(4, 64, 32, 4, 4);
+  UGraph ref = rmsMatmulReference(4, 64, 32);
+  ErrorBound u = computeErrorBound(fused, ref, false, 64);
+  ErrorBound i = computeErrorBound(fused, ref, true, 64); // no exp: k = 0
+  EXPECT_EQ(i.expTerms, 0);
+  // One field: Δ/m = 2^-54 and C(M,2)·A/m ≈ 2^-51.
+  EXPECT_GT(i.log2PerTest, -55);
+  EXPECT_EQ(i.tests, 2u);
+  // Both fields: (Δ/m)² = 2^-108 and C(M,2)·(A/m)² ≈ 2^-103.
+  EXPECT_LT(u.log2PerTest, -100);
+  EXPECT_LT(u.log2PerTest, 2 * i.log2PerTest + 2);
+  EXPECT_EQ(u.tests, 1u);
+}
+
 TEST(Verifier, AcceptsFusedRmsNormMatmul) {
   VerificationResult r = verifyEquivalence(rmsMatmulFused(4, 64, 32, 4, 4),
                                            rmsMatmulReference(4, 64, 32));

@@ -87,11 +87,12 @@ struct Modulus {
   }
   uint64_t add(uint64_t a, uint64_t b) const { return addMod(a, b, m); }
   uint64_t sub(uint64_t a, uint64_t b) const { return subMod(a, b, m); }
-  /// (carry·2^128 + lo) mod m, for any 128-bit lo.
+  /// (carry·2^128 + lo) mod m, for any 128-bit lo: each 64-bit word is
+  /// below 2^124, so Barrett reduces it (no division).
   uint64_t reduceWide(unsigned __int128 lo, uint64_t carry) const {
-    uint64_t hi = (uint64_t)(lo >> 64) % m, low = (uint64_t)lo % m;
+    uint64_t hi = reduce((uint64_t)(lo >> 64)), low = reduce((uint64_t)lo);
     uint64_t r = add(mul(hi, two64), low);
-    return carry ? add(r, mul(carry % m, two128)) : r;
+    return carry ? add(r, mul(reduce(carry), two128)) : r;
   }
   uint64_t pow(uint64_t base, uint64_t e) const;
 };
@@ -123,6 +124,30 @@ struct FieldModuli {
 inline uint64_t uniformFrom128(unsigned __int128 w, const Modulus &mod) {
   return mod.reduceWide(w, 0);
 }
+/// ⌊w·m / 2^128⌋ for the 128-bit word w = hi·2^64 + lo: the multiply-shift
+/// map of a uniform 128-bit word onto [0, m). Every residue has ⌊2^128/m⌋ or
+/// ⌈2^128/m⌉ preimages, so its probability is within (1 ± 2^−66)/m for
+/// m < 2^62 (Verification.md §4.4: over n < 2^41 such draws any event's
+/// probability grows by a factor below 1 + 2^−24). No branch, no division:
+/// the inputs of a test are drawn at the cost of their four words.
+inline uint64_t scaleToModulus(uint64_t hi, uint64_t lo, uint64_t m) {
+  using U = unsigned __int128;
+  U x = (U)hi * m + (uint64_t)(((U)lo * m) >> 64);
+  return (uint64_t)(x >> 64);
+}
+/// ⌊w·m / 2^64⌋: a 64-bit word onto [0, m). A residue has ⌊2^64/m⌋ or
+/// ⌈2^64/m⌉ preimages, so its probability is below (1 + m/2^64)/m; only
+/// arguments that count roots one variable at a time (Schwartz–Zippel) may
+/// use it, with that factor (Verification.md §1).
+inline uint64_t scaleWordToModulus(uint64_t w, uint64_t m) {
+  return (uint64_t)(((unsigned __int128)w * m) >> 64);
+}
+/// log2 of the factor by which near-uniform draws (scaleToModulus,
+/// uniformFrom128: point masses within (1 + 2^−66)/m) can raise the
+/// probability of any event of a test with fewer than 2^41 of them:
+/// (1 + 2^−66)^(2^41) < 1 + 2^−24.
+constexpr double kLog2DrawSkew = 8.6e-8; // log2(1 + 2^-24) < 8.6e-8
+
 /// Exactly uniform below m by rejection from a 64-bit generator.
 template <class Rng> uint64_t uniformBelow(Rng &rng, uint64_t m) {
   unsigned bits = 64 - __builtin_clzll(m);
@@ -215,6 +240,14 @@ public:
   Value dotValue(const DotAccumulator &acc) const {
     return Value{acc.p.value(mod.p), acc.q.value(mod.q), acc.qUndef};
   }
+  /// The evaluator's matmul tile (FieldDot.h): pc[i·n + j0 + j] =
+  /// Σ_kk pa[i·k + kk]·b[kk][j0 + j] for i ∈ [i0, i1), j < j1 − j0, where
+  /// rowOfB(kk) points at b[kk][j0].
+  template <class RowOfB>
+  void dotTile(const Value *pa, int64_t k, Value *pc, int64_t n, int64_t i0,
+               int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const;
+  /// Bytes of accumulator per output element of dotTile (for tile sizes).
+  static constexpr size_t kDotTileBytes = 2 * sizeof(DotSum);
 
   /// A domain for one test: `testKey` draws the primes, keys the oracles and
   /// draws ω.
@@ -250,10 +283,22 @@ public:
   /// The oracle of `s` at x (and y for binary symbols), keyed by both
   /// components of x (and y) and their q-defined flags.
   Value oracle(Symbol s, Value x, const Value *y = nullptr) const;
-  /// A uniformly random element of Z_p × Z_q (rejection sampling: exact).
+  /// A random element of Z_p × Z_q (Verification.md §1, "Inputs").
+  /// Mode U: one word per component, multiply-shifted (⌊w·m/2^64⌋), so a
+  /// residue has probability below (1 + m/2^64)/m: < 1.25/p < 2^−60.6 and
+  /// < 1.125/q < 2^−59.8, whose product is below the (1/2^60)² that the
+  /// two-field bound of §4.2a charges. Mode I (Theorem 2 assumes uniform
+  /// exponents): two words per component (scaleToModulus, uniform within
+  /// a factor 1 ± 2^−66).
   template <class Rng> Value random(Rng &rng) const {
-    uint64_t xp = uniformBelow(rng, mod.p.m);
-    return Value{xp, uniformBelow(rng, mod.q.m), false};
+    if (mode == ExpMode::Uninterpreted) {
+      uint64_t w0 = rng(), w1 = rng();
+      return Value{scaleWordToModulus(w0, mod.p.m),
+                   scaleWordToModulus(w1, mod.q.m), false};
+    }
+    uint64_t w0 = rng(), w1 = rng(), w2 = rng(), w3 = rng();
+    return Value{scaleToModulus(w0, w1, mod.p.m),
+                 scaleToModulus(w2, w3, mod.q.m), false};
   }
 
   const FieldModuli &moduli() const { return mod; }
@@ -277,6 +322,8 @@ private:
 };
 
 } // namespace mirage::ff
+
+#include "Mirage/Analysis/FieldDot.h"
 
 namespace mirage {
 using ff::FiniteFieldSemantics;

@@ -61,6 +61,9 @@ GraphDegrees analyzeDegrees(const UGraph &g, bool expInterpreted);
 
 /// The per-test false-acceptance bound ε for a pair, as log2 ε, and the
 /// number of tests n with ε^n ≤ 2^-targetBits.
+/// " test" or " tests" after a count, for messages.
+inline const char *testsNoun(unsigned n) { return n == 1 ? " test" : " tests"; }
+
 struct ErrorBound {
   bool expInterpreted = false;
   /// log2 ε (≤ 0).

@@ -8,13 +8,17 @@
 // element, so the values do not depend on how work is split.
 //
 // The generator gives each element a stream of 64-bit words; turning words
-// into a domain value is the domain's step (for the finite field:
-// rejection sampling below each modulus, exactly uniform), so the stream
-// follows whatever moduli the domain holds. Words are mix64 (SplitMix64's
-// bijective finaliser) of distinct counters: the first four words of
-// element i are mix64(tensorKey + 4i + j); a fifth or later word, needed
-// only after three rejections (probability below 2^-150 for the verifier's
-// moduli), comes from a second mixing of the fourth counter.
+// into a domain value is the domain's step (for the finite field: one or two
+// words per residue, multiply-shifted onto each modulus), so the stream
+// follows whatever moduli the domain holds. Word n of a tensor is wyrand's
+// output at state tensorKey + n·γ (Wang Yi's wyrand: a Weyl sequence, one
+// 64×64→128-bit product folded hi ⊕ lo; it passes BigCrush and PractRand as
+// the sequential generator it is, and a counter-based generator is that
+// sequence read at any position). Element i owns the counters 4i … 4i + 3;
+// a domain that needs more than four words gets them from a second mixing of
+// the fourth. One multiplication per word, where SplitMix64's finaliser took
+// two and six shifts: drawing weights is a visible share of verifying a
+// decoder layer (bench/README.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_COUNTERINPUTS_H
@@ -38,21 +42,29 @@ inline uint64_t counterTensorKey(uint64_t key, uint64_t tensor) {
   return mix64(key ^ mix64(tensor ^ 0xc0117e5ULL));
 }
 
+/// wyrand's output at Weyl state s.
+inline uint64_t wyrandAt(uint64_t s) {
+  unsigned __int128 t = (unsigned __int128)s * (s ^ 0xe7037ed1a0b428dbULL);
+  return (uint64_t)(t >> 64) ^ (uint64_t)t;
+}
+/// wyrand's Weyl increment.
+constexpr uint64_t kWyrandGamma = 0xa0761d6478bd642fULL;
+
 /// The words of one element, in order; a callable like a random engine
 /// (`words()` is the next word), for a domain's draw step.
 class CounterWords {
 public:
   CounterWords(uint64_t tensorKey, uint64_t index)
-      : base(tensorKey + (index << 2)) {}
+      : state(tensorKey + (index << 2) * kWyrandGamma) {}
   uint64_t operator()() {
     uint64_t j = next++;
     if (j < 4)
-      return mix64(base + j);
-    return mix64(mix64(base + 3) + j);
+      return wyrandAt(state + j * kWyrandGamma);
+    return wyrandAt(wyrandAt(state + 3 * kWyrandGamma) + j * kWyrandGamma);
   }
 
 private:
-  uint64_t base;
+  uint64_t state;
   uint64_t next = 0;
 };
 

@@ -30,6 +30,11 @@
 //   V dotValue(const DotAccumulator &) const;
 // for exact domains whose Σ a_k·b_k can be computed with delayed reduction;
 // the result must equal the left fold add(…add(add(zero, a_0·b_0), …)).
+// Such a domain may also provide a whole matmul tile,
+//   template <class RowOfB> void dotTile(pa, k, pc, n, i0, i1, j0, j1,
+//                                        RowOfB) const;
+//   static constexpr size_t kDotTileBytes; // accumulator bytes per output
+// with the same result (the finite field's, FieldDot.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_EVALUATOR_H
@@ -71,6 +76,12 @@ template <> struct ParallelSafe<Float64Semantics> : std::true_type {};
 template <class S, class = void> struct HasDotAccumulator : std::false_type {};
 template <class S>
 struct HasDotAccumulator<S, std::void_t<typename S::DotAccumulator>>
+    : std::true_type {};
+/// A domain with its own exact matmul tile kernel (`dotTile`, sized by
+/// `kDotTileBytes`), such as the finite field's (FieldDot.h).
+template <class S, class = void> struct HasDotTile : std::false_type {};
+template <class S>
+struct HasDotTile<S, std::void_t<decltype(S::kDotTileBytes)>>
     : std::true_type {};
 
 /// Below this many scalar operations a parallel loop is not worth the
@@ -530,7 +541,9 @@ private:
   /// L1 cache, between 16 and 256 columns.
   static int64_t tileColumns(int64_t rows) {
     size_t acc = sizeof(V);
-    if constexpr (detail::HasDotAccumulator<Sem>::value)
+    if constexpr (detail::HasDotTile<Sem>::value)
+      acc = Sem::kDotTileBytes;
+    else if constexpr (detail::HasDotAccumulator<Sem>::value)
       acc = sizeof(typename Sem::DotAccumulator);
     int64_t cols = 256;
     while (cols > 16 && (int64_t)acc * rows * cols > 32768)
@@ -545,7 +558,9 @@ private:
   void matmulTile(const V *pa, V *pc, int64_t k, int64_t n, int64_t i0,
                   int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
     int64_t w = j1 - j0;
-    if constexpr (detail::HasDotAccumulator<Sem>::value) {
+    if constexpr (detail::HasDotTile<Sem>::value) {
+      sem.dotTile(pa, k, pc, n, i0, i1, j0, j1, rowOfB);
+    } else if constexpr (detail::HasDotAccumulator<Sem>::value) {
       using Acc = typename Sem::DotAccumulator;
       std::vector<Acc> acc((i1 - i0) * w);
       for (int64_t kk = 0; kk < k; ++kk) {

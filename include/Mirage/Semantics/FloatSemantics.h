@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace mirage {
 
@@ -66,6 +68,56 @@ struct Float64Semantics {
   Value max(Value a, Value b) const { return std::max(a, b); }
   Value unary(UnaryKind k, Value x, double scalar) const {
     return applyUnaryF64(k, x, scalar);
+  }
+
+  /// The evaluator's matmul tile (Evaluator.h, "Optional fast path"):
+  /// pc[i·n + j0 + j] = Σ_kk pa[i·k + kk]·b[kk][j0 + j], each sum a left
+  /// fold from 0.0 in ascending kk, as the element-wise loop computes it, so
+  /// the result is bit-identical. The sums of eight outputs stay in
+  /// registers over a block of 64 rows of b (copied once), where the
+  /// element-wise loop loaded and stored its output for every product.
+  static constexpr size_t kDotTileBytes = sizeof(double);
+  template <class RowOfB>
+  void dotTile(const double *pa, int64_t k, double *pc, int64_t n, int64_t i0,
+               int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
+    constexpr int64_t kBlock = 64, kGroup = 8;
+    int64_t rows = i1 - i0, w = j1 - j0;
+    thread_local std::vector<double> bt, acc;
+    bt.resize(kBlock * w);
+    acc.assign(rows * w, 0.0);
+    for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+      int64_t kn = std::min(kBlock, k - k0);
+      for (int64_t t = 0; t < kn; ++t) {
+        const double *row = rowOfB(k0 + t);
+        std::copy(row, row + w, bt.data() + t * w);
+      }
+      for (int64_t i = 0; i < rows; ++i) {
+        const double *ai = pa + (i0 + i) * k + k0;
+        double *ci = acc.data() + i * w;
+        int64_t j = 0;
+        for (; j + kGroup <= w; j += kGroup) {
+          double s[kGroup];
+          for (int64_t g = 0; g < kGroup; ++g)
+            s[g] = ci[j + g];
+          for (int64_t t = 0; t < kn; ++t) {
+            const double *bj = bt.data() + t * w + j;
+            for (int64_t g = 0; g < kGroup; ++g)
+              s[g] = s[g] + ai[t] * bj[g];
+          }
+          for (int64_t g = 0; g < kGroup; ++g)
+            ci[j + g] = s[g];
+        }
+        for (; j < w; ++j) {
+          double s = ci[j];
+          for (int64_t t = 0; t < kn; ++t)
+            s = s + ai[t] * bt[t * w + j];
+          ci[j] = s;
+        }
+      }
+    }
+    for (int64_t i = 0; i < rows; ++i)
+      std::copy(acc.data() + i * w, acc.data() + (i + 1) * w,
+                pc + (i0 + i) * n + j0);
   }
 };
 

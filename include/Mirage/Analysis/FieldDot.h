@@ -1,0 +1,147 @@
+//===- FieldDot.h - Exact field matmul tiles at the speed of the products --*- C++ -*-===//
+//
+// The verifier's time at model scale is the multiply-adds of its matmuls
+// (docs/Rationale/Verification.md §8). This kernel computes a tile
+// C = A·B over Z_p × Z_q exactly, with the work per multiply-add of a
+// plain modular dot product:
+//
+//  * one field at a time, on plain uint64_t arrays (structure of arrays):
+//    the residues of a block of A and B are copied out of the FieldValue
+//    records once, then every product reads two machine words;
+//  * delayed reduction: residues are below 2^62, so a product is below
+//    2^124 and 16 of them sum in 128 bits without overflow. The kernel
+//    sums blocks of 16 products in registers (four outputs at a time) and
+//    folds each block into an exact 192-bit total (DotSum), reduced once
+//    per output element at the end.
+//
+// The result is the exact residue, the same as the element-wise
+// add(mul(a, b)) chain in any order; FieldDotTest compares the two.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_ANALYSIS_FIELDDOT_H
+#define MIRAGE_ANALYSIS_FIELDDOT_H
+
+// Included at the end of FiniteField.h (it defines the domain's dotTile);
+// include FiniteField.h, not this file.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace mirage::ff {
+
+/// Products summed in 128 bits before a fold: residues are below 2^62
+/// (Modulus::kMax), so 16 products stay below 2^128.
+constexpr int64_t kDotBlock = 16;
+static_assert((unsigned __int128)(Modulus::kMax - 1) * (Modulus::kMax - 1) <=
+                  ~(unsigned __int128)0 / kDotBlock,
+              "a block of products must sum in 128 bits");
+
+/// acc[i·w + j] += Σ_{t<16} a[i·16 + t]·b[t·w + j] for i < rows, j < w, in
+/// one field: a is rows × 16, b is 16 × w (row-major, plain residues).
+inline void dotBlock(const uint64_t *a, const uint64_t *b, int64_t rows,
+                     int64_t w, DotSum *acc) {
+  using U = unsigned __int128;
+  auto fold = [](DotSum &d, U t) {
+    d.lo += t;
+    d.carry += d.lo < t;
+  };
+  for (int64_t i = 0; i < rows; ++i) {
+    const uint64_t *ai = a + i * kDotBlock;
+    DotSum *ci = acc + i * w;
+    int64_t j = 0;
+    for (; j + 4 <= w; j += 4) {
+      U t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+      for (int64_t t = 0; t < kDotBlock; ++t) {
+        uint64_t x = ai[t];
+        const uint64_t *bt = b + t * w + j;
+        t0 += (U)x * bt[0];
+        t1 += (U)x * bt[1];
+        t2 += (U)x * bt[2];
+        t3 += (U)x * bt[3];
+      }
+      fold(ci[j], t0);
+      fold(ci[j + 1], t1);
+      fold(ci[j + 2], t2);
+      fold(ci[j + 3], t3);
+    }
+    for (; j < w; ++j) {
+      U t0 = 0;
+      for (int64_t t = 0; t < kDotBlock; ++t)
+        t0 += (U)ai[t] * b[t * w + j];
+      fold(ci[j], t0);
+    }
+  }
+}
+
+/// pc[i·n + j0 + j] = Σ_kk pa[i·k + kk]·b[kk][j0 + j] for i ∈ [i0, i1),
+/// j < j1 − j0, exact in Z_p × Z_q; rowOfB(kk) points at b[kk][j0] (valid
+/// until the next call). A q part is undefined in the result where any
+/// operand of its sum had it undefined, as in the element-wise chain.
+template <class RowOfB>
+void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
+                  FieldValue *pc, int64_t n, int64_t i0, int64_t i1,
+                  int64_t j0, int64_t j1, RowOfB &&rowOfB) {
+  int64_t rows = i1 - i0, w = j1 - j0;
+  // Scratch reused by every tile of this thread (a block graph runs many
+  // small tiles; allocating per tile showed in profiles).
+  thread_local std::vector<DotSum> accP, accQ;
+  thread_local std::vector<uint64_t> aP, aQ, bP, bQ;
+  thread_local std::vector<char> rowUndef, colUndef;
+  accP.assign(rows * w, DotSum{});
+  accQ.assign(rows * w, DotSum{});
+  aP.resize(rows * kDotBlock);
+  aQ.resize(rows * kDotBlock);
+  bP.resize(kDotBlock * w);
+  bQ.resize(kDotBlock * w);
+  rowUndef.assign(rows, 0);
+  colUndef.assign(w, 0);
+  for (int64_t k0 = 0; k0 < k; k0 += kDotBlock) {
+    int64_t kn = std::min(kDotBlock, k - k0);
+    for (int64_t t = 0; t < kDotBlock; ++t) {
+      uint64_t *bp = bP.data() + t * w, *bq = bQ.data() + t * w;
+      if (t >= kn) { // past the end of k: zero products
+        std::fill(bp, bp + w, 0);
+        std::fill(bq, bq + w, 0);
+        continue;
+      }
+      const FieldValue *row = rowOfB(k0 + t);
+      for (int64_t j = 0; j < w; ++j) {
+        bp[j] = row[j].p;
+        bq[j] = row[j].q;
+        colUndef[j] |= row[j].qUndef;
+      }
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      const FieldValue *ai = pa + (i0 + i) * k + k0;
+      uint64_t *ap = aP.data() + i * kDotBlock, *aq = aQ.data() + i * kDotBlock;
+      for (int64_t t = 0; t < kDotBlock; ++t) {
+        bool in = t < kn;
+        ap[t] = in ? ai[t].p : 0;
+        aq[t] = in ? ai[t].q : 0;
+        rowUndef[i] |= in && ai[t].qUndef;
+      }
+    }
+    dotBlock(aP.data(), bP.data(), rows, w, accP.data());
+    dotBlock(aQ.data(), bQ.data(), rows, w, accQ.data());
+  }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < w; ++j) {
+      FieldValue &o = pc[(i0 + i) * n + j0 + j];
+      o.p = accP[i * w + j].value(mod.p);
+      o.q = accQ[i * w + j].value(mod.q);
+      o.qUndef = rowUndef[i] || colUndef[j];
+    }
+}
+
+template <class RowOfB>
+void FiniteFieldSemantics::dotTile(const Value *pa, int64_t k, Value *pc,
+                                   int64_t n, int64_t i0, int64_t i1,
+                                   int64_t j0, int64_t j1,
+                                   RowOfB &&rowOfB) const {
+  fieldDotTile(mod, pa, k, pc, n, i0, i1, j0, j1, rowOfB);
+}
+
+} // namespace mirage::ff
+
+#endif // MIRAGE_ANALYSIS_FIELDDOT_H
