@@ -32,8 +32,10 @@ import json, re, sys
 rep = json.load(open(sys.argv[1]))
 g = [r for r in rep["graphs"] if r["graph"].endswith("_ref")][0]
 text = open(sys.argv[2]).read()
-m = re.search(r'"%s_ref_opt".*?custom\(.*?grid = (\[[^\]]*\]) forloop = (\d+)' % sys.argv[3], text, re.S)
-winner = "grid %s, forloop %s" % (m.group(1), m.group(2)) if m else "unchanged"
+m = re.search(r'"%s_ref_opt".*?mirage_kernel\.yield' % sys.argv[3], text, re.S)
+# Every kernel of the winner (a split pair has two: split kernel + combine).
+kernels = re.findall(r'custom\(.*?grid = (\[[^\]]*\]) forloop = (\d+)', m.group(0)) if m else []
+winner = " + ".join("grid %s, forloop %s" % k for k in kernels) if kernels else "unchanged"
 t = open(sys.argv[4]).read()
 cpu = sum(float(re.search(p + r": ([0-9.]+)", t).group(1)) for p in (r"User time \(seconds\)", r"System time \(seconds\)"))
 peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) / 1024

@@ -28,6 +28,50 @@ double log2Sum(double a, double b) {
   return hi + std::log2(1 + std::exp2(lo - hi));
 }
 
+/// The dims along which a tensor's elements share one denominator polynomial
+/// (bit d: elements that differ only in their index along d have the same
+/// denominator in the analysis). A sum along such a dim keeps that
+/// denominator instead of multiplying c of them (sumShared).
+using DenDims = uint8_t;
+constexpr DenDims kAllDims = 0xff;
+constexpr DenDims bit(size_t d) { return DenDims(1u << d); }
+bool hasDim(DenDims m, size_t d) { return (m >> d) & 1u; }
+
+/// The dims of a result of rank `rank` along which an operand of shape `s`
+/// (aligned to the right, as broadcasting aligns it) has extent 1 or no dim:
+/// one element serves the whole dim, so everything about it is shared.
+DenDims broadcastDims(const Shape &s, size_t rank) {
+  DenDims m = 0;
+  size_t off = rank - std::min(rank, s.size());
+  for (size_t d = 0; d < rank; ++d)
+    if (d < off || s[d - off] == 1)
+      m |= bit(d);
+  return m;
+}
+
+/// The shared dims of a unary op's result from its operand's (`x`, with its
+/// broadcast dims) and the operand's broadcast dims alone (`ext1`).
+DenDims unaryDims(UnaryKind k, DenDims x, DenDims ext1) {
+  switch (k) {
+  case UnaryKind::exp: // an oracle or an exp term: denominator 1
+  case UnaryKind::sqrt:
+  case UnaryKind::gelu:
+  case UnaryKind::relu:
+  case UnaryKind::sigmoid:
+  case UnaryKind::tanh:
+    return kAllDims;
+  case UnaryKind::square:
+  case UnaryKind::silu:
+  case UnaryKind::mul_scalar:
+  case UnaryKind::add_scalar:
+    return x;
+  case UnaryKind::rsqrt: // inverses: the operand becomes the denominator
+  case UnaryKind::reciprocal:
+    return ext1;
+  }
+  return 0;
+}
+
 struct Analyzer {
   bool expI;
   GraphDegrees &out;
@@ -111,6 +155,18 @@ struct Analyzer {
       r.kNum = sat(c * x.kNum * std::pow(x.kDen, c - 1));
       r.kDen = sat(std::pow(x.kDen, c));
     }
+    return r;
+  }
+  /// Sum of c values bounded by x whose denominators are one polynomial
+  /// (the summed index does not reach them: softmax's p = e / Σe summed
+  /// against V): Σ N_i / D, so the denominator and its height stay.
+  DegreeInfo sumShared(const DegreeInfo &x, double c) const {
+    if (c <= 1)
+      return x;
+    DegreeInfo r = x;
+    r.hNum = sat(std::log2(c) + x.hNum);
+    if (x.hasExp)
+      r.kNum = sat(c * x.kNum);
     return r;
   }
   /// Records an argument's cleared heights (oracle or interpreted exp).
@@ -201,32 +257,80 @@ struct Analyzer {
   }
 
   /// A tensor operator (kernel or block level); `mult` is how often the op
-  /// runs (blocks × iterations).
+  /// runs (blocks × iterations). `m` holds every value's shared-denominator
+  /// dims (see DenDims).
   void tensorOp(const UGraph &g, const UOp &op, std::vector<DegreeInfo> &v,
-                double mult) {
+                std::vector<DenDims> &m, double mult) {
     auto in = [&](unsigned i) { return v[op.operands[i]]; };
     auto shapeOf = [&](int32_t id) -> const Shape & {
       return g.values[id].shape;
     };
-    double n = (double)numElements(shapeOf(op.results[0])) * mult;
+    const Shape &rs = shapeOf(op.results[0]);
+    const size_t rank = rs.size();
+    // An operand's shared dims as seen from the result: its own, plus the
+    // dims along which it is broadcast (one element for the whole dim).
+    auto eff = [&](unsigned i) {
+      return m[op.operands[i]] | broadcastDims(shapeOf(op.operands[i]), rank);
+    };
+    auto ext1 = [&](unsigned i) {
+      return broadcastDims(shapeOf(op.operands[i]), rank);
+    };
+    double n = (double)numElements(rs) * mult;
     DegreeInfo &r = v[op.results[0]];
+    DenDims &rm = m[op.results[0]];
     switch (op.kind) {
-    case OpKind::Matmul:
-      r = sum(mul(in(0), in(1)), (double)shapeOf(op.operands[0]).back());
+    case OpKind::Matmul: {
+      // C[i,j] = Σ_k A[i,k]·B[k,j]: one denominator for every k when A's
+      // does not vary along its last dim nor B's along its row dim.
+      const Shape &as = shapeOf(op.operands[0]), &bs = shapeOf(op.operands[1]);
+      DenDims a = eff(0), b = eff(1);
+      bool shared = hasDim(m[op.operands[0]] | broadcastDims(as, as.size()),
+                           as.size() - 1) &&
+                    hasDim(m[op.operands[1]] | broadcastDims(bs, bs.size()),
+                           bs.size() - 2);
+      DegreeInfo t = mul(in(0), in(1));
+      r = shared ? sumShared(t, (double)as.back()) : sum(t, (double)as.back());
+      // Batch dims from both; the row dim from A, the column dim from B
+      // (their own ranks: A's row is its dim rank-2, B's column its last).
+      rm = a & b & ~(bit(rank - 2) | bit(rank - 1));
+      DenDims aa = m[op.operands[0]] | broadcastDims(as, as.size());
+      if (hasDim(aa, as.size() - 2))
+        rm |= bit(rank - 2);
+      if (hasDim(m[op.operands[1]] | broadcastDims(bs, bs.size()),
+                 bs.size() - 1))
+        rm |= bit(rank - 1);
       return;
+    }
     case OpKind::Unary:
       r = unary(op.unaryKind(), in(0), n, op.scalar);
+      rm = unaryDims(op.unaryKind(), eff(0), ext1(0));
       return;
     case OpKind::Binary:
       r = binary(op.binaryKind(), in(0), in(1), n);
+      switch (op.binaryKind()) {
+      case BinaryKind::add:
+      case BinaryKind::sub:
+      case BinaryKind::mul:
+        rm = eff(0) & eff(1);
+        break;
+      case BinaryKind::div: // the divisor's numerator becomes a denominator
+        rm = eff(0) & ext1(1);
+        break;
+      case BinaryKind::pow: // an oracle: a fresh variable
+        rm = kAllDims;
+        break;
+      }
       return;
     case OpKind::Reduce: {
       double chunks =
           (double)(shapeOf(op.operands[0])[op.dim] / std::max<int64_t>(1, op.size));
+      DenDims xm = m[op.operands[0]] |
+                   broadcastDims(shapeOf(op.operands[0]), rank);
       if (op.reduceKind() == ReduceKind::sum)
-        r = sum(in(0), chunks);
+        r = hasDim(xm, op.dim) ? sumShared(in(0), chunks) : sum(in(0), chunks);
       else
         r = chunks > 1 ? maxOf(in(0), nullptr, n * (chunks - 1)) : in(0);
+      rm = m[op.operands[0]];
       return;
     }
     case OpKind::RmsNorm: {
@@ -240,20 +344,30 @@ struct Analyzer {
         mean = add(mean, constant(op.scalar));
       DegreeInfo rms = oracle(mean, nullptr, rows);
       r = div(in(0), rms, (double)numElements(xs) * mult);
-      if (op.operands.size() > 1)
+      // The divisor is one oracle value per row: shared along the last dim.
+      rm = eff(0) & bit(rank - 1);
+      if (op.operands.size() > 1) {
         r = mul(r, in(1));
+        rm &= eff(1);
+      }
       return;
     }
     case OpKind::Concat:
       r = join(in(0), in(1));
+      rm = 0;
       return;
     case OpKind::ThreadGraph: {
       std::vector<DegreeInfo> ins;
-      for (int32_t o : op.operands)
-        ins.push_back(v[o]);
+      DenDims all = kAllDims;
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        ins.push_back(v[op.operands[i]]);
+        all &= ext1(i); // a body may divide by any operand
+      }
       std::vector<DegreeInfo> res = thread(g.bodies[op.body], ins, n);
-      for (size_t i = 0; i < res.size(); ++i)
+      for (size_t i = 0; i < res.size(); ++i) {
         v[op.results[i]] = res[i];
+        m[op.results[i]] = all;
+      }
       return;
     }
     default:
@@ -282,18 +396,35 @@ struct Analyzer {
   }
 
   std::vector<DegreeInfo> block(const UGraph &b,
-                                const std::vector<DegreeInfo> &ins) {
+                                const std::vector<DegreeInfo> &ins,
+                                const std::vector<DenDims> &insDims,
+                                std::vector<DenDims> &outDims) {
     double blocks = (double)(b.grid[0] * b.grid[1] * b.grid[2]);
     double F = (double)b.forloopRange;
     std::vector<DegreeInfo> v(b.values.size());
-    for (size_t i = 0; i < ins.size() && i < b.inputs.size(); ++i)
+    // Accumulators (sums over iterations) and anything unlisted share no
+    // denominator.
+    std::vector<DenDims> m(b.values.size(), 0);
+    for (size_t i = 0; i < ins.size() && i < b.inputs.size(); ++i) {
       v[b.inputs[i]] = ins[i];
+      m[b.inputs[i]] = i < insDims.size() ? insDims[i] : 0;
+    }
     for (const UOp &op : b.ops) {
       switch (op.kind) {
-      case OpKind::InputIterator:
-      case OpKind::OutputSaver:
+      case OpKind::InputIterator: // a tile of the device tensor
         v[op.results[0]] = v[op.operands[0]];
+        m[op.results[0]] = m[op.operands[0]];
         break;
+      case OpKind::OutputSaver: {
+        // Elements of different blocks come from different tiles.
+        v[op.results[0]] = v[op.operands[0]];
+        DenDims d = m[op.operands[0]];
+        for (int a = 0; a < 3; ++a)
+          if (op.map[a] >= 0 && b.grid[a] > 1)
+            d &= ~bit(op.map[a]);
+        m[op.results[0]] = d;
+        break;
+      }
       case OpKind::Accum: {
         const DegreeInfo &x = v[op.operands[0]];
         const Shape &xs = b.values[op.operands[0]].shape;
@@ -333,30 +464,43 @@ struct Analyzer {
         double mult = b.values[op.results[0]].phase == Phase::InLoop
                           ? blocks * F
                           : blocks;
-        tensorOp(b, op, v, mult);
+        tensorOp(b, op, v, m, mult);
         break;
       }
       }
     }
     std::vector<DegreeInfo> res;
-    for (int32_t o : b.outputs)
+    outDims.clear();
+    for (int32_t o : b.outputs) {
       res.push_back(v[o]);
+      outDims.push_back(m[o]);
+    }
     return res;
   }
 
   std::vector<DegreeInfo> kernel(const UGraph &g) {
     std::vector<DegreeInfo> v(g.values.size());
+    // Graph inputs are variables: denominator 1 everywhere.
+    std::vector<DenDims> m(g.values.size(), 0);
+    for (int32_t in : g.inputs)
+      m[in] = kAllDims;
     for (const UOp &op : g.ops) {
       if (op.kind == OpKind::Custom) {
         std::vector<DegreeInfo> ins;
-        for (int32_t o : op.operands)
+        std::vector<DenDims> insDims, outDims;
+        for (int32_t o : op.operands) {
           ins.push_back(v[o]);
-        std::vector<DegreeInfo> res = block(g.bodies[op.body], ins);
-        for (size_t i = 0; i < res.size(); ++i)
+          insDims.push_back(m[o]);
+        }
+        std::vector<DegreeInfo> res =
+            block(g.bodies[op.body], ins, insDims, outDims);
+        for (size_t i = 0; i < res.size(); ++i) {
           v[op.results[i]] = res[i];
+          m[op.results[i]] = outDims[i];
+        }
         continue;
       }
-      tensorOp(g, op, v, 1);
+      tensorOp(g, op, v, m, 1);
     }
     std::vector<DegreeInfo> res;
     for (int32_t o : g.outputs)
@@ -369,8 +513,12 @@ struct Analyzer {
 GraphDegrees mirage::analyzeDegrees(const UGraph &g, bool expInterpreted) {
   GraphDegrees out;
   Analyzer a{expInterpreted, out};
-  if (g.level == Level::Block)
-    out.outputs = a.block(g, std::vector<DegreeInfo>(g.inputs.size()));
+  if (g.level == Level::Block) {
+    std::vector<DenDims> outDims;
+    out.outputs =
+        a.block(g, std::vector<DegreeInfo>(g.inputs.size()),
+                std::vector<DenDims>(g.inputs.size(), kAllDims), outDims);
+  }
   else
     out.outputs = a.kernel(g);
   return out;

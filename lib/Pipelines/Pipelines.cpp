@@ -27,6 +27,7 @@ void mirage::buildSuperoptimizePipeline(
   so.pruneZ3 = options.pruneZ3;
   so.costBound = options.costBound;
   so.splitReducedClasses = options.splitReducedClasses;
+  so.splitKernels = options.splitKernels;
   so.progress = options.progress;
   so.progressAfter = options.progressAfter;
   pm.addPass(createMirageSuperoptimize(so));

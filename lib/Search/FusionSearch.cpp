@@ -49,13 +49,16 @@ VerificationResult verifyAtRealShapes(const UGraph &candidate,
 }
 
 /// Ranking order: cost, then the order in which the graphs were found per
-/// pattern (so ties do not depend on scheduling).
+/// pattern, one kernel before a split pair (so ties do not depend on
+/// scheduling).
 bool cheaper(const Instance &a, const Instance &b) {
   if (a.seconds != b.seconds)
     return a.seconds < b.seconds;
   if (a.pattern != b.pattern)
     return a.pattern < b.pattern;
-  return a.index < b.index;
+  if (a.index != b.index)
+    return a.index < b.index;
+  return !a.split && b.split;
 }
 
 /// Whether every graph of pattern `p`, whose cost floor is `floor`, ranks
@@ -97,11 +100,11 @@ FusionSearchResult mirage::search::searchFusedKernel(
   std::vector<double> floors(patterns.size(), 0);
   if (opts.costFloor)
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] =
-          patternCostFloor(patterns[i], probe.classes, reference, opts.costFloor);
+      floors[i] = patternCostFloor(patterns[i], probe.classes, reference,
+                                   opts.costFloor, opts.splitKernels);
   std::vector<Instance> ranked;
   std::vector<size_t> foundPerPattern(patterns.size(), 0);
-  std::vector<uint64_t> instancesPerPattern(patterns.size(), 0);
+  std::vector<InstanceCounts> instancesPerPattern(patterns.size());
   std::optional<size_t> best; // index of the cheapest in `ranked`
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(opts.threads));
   for (unsigned round = 0; round <= opts.maxBlockOps && !ctx.expired();
@@ -120,15 +123,14 @@ FusionSearchResult mirage::search::searchFusedKernel(
         std::vector<Found> found;
         enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune, round,
                              found);
-        for (size_t f = 0; f < found.size(); ++f) {
-          Instance inst =
-              cheapestInstance(found[f], patterns[i], probe.classes,
-                               reference, cost, instancesPerPattern[i]);
-          inst.pattern = i;
-          inst.index = foundPerPattern[i] + f;
-          if (inst.valid())
+        for (size_t f = 0; f < found.size(); ++f)
+          for (Instance &inst : cheapestInstances(
+                   found[f], patterns[i], probe.classes, reference, cost,
+                   opts.splitKernels, instancesPerPattern[i])) {
+            inst.pattern = i;
+            inst.index = foundPerPattern[i] + f;
             fresh[i].push_back(std::move(inst));
-        }
+          }
         foundPerPattern[i] += found.size();
         progress.patternDone();
       });
@@ -175,8 +177,10 @@ FusionSearchResult mirage::search::searchFusedKernel(
                                     : " (" + lastVerifyMessage + ")");
 
   result.stats.patterns = patterns.size();
-  for (uint64_t n : instancesPerPattern)
-    result.stats.instances += n;
+  for (const InstanceCounts &n : instancesPerPattern) {
+    result.stats.instances += n.instances;
+    result.stats.splitInstances += n.splitInstances;
+  }
   result.stats.states = ctx.states;
   result.stats.pruned = ctx.pruned;
   result.stats.candidates = ctx.candidates;

@@ -135,7 +135,8 @@ struct SuperoptimizePass
     return "fusion-v1;max_block_ops=" + std::to_string(maxBlockOps) +
            ";prune=" + std::to_string(prune) +
            ";cost_bound=" + std::to_string(costBound) +
-           ";split_reduced=" + std::to_string(splitReducedClasses);
+           ";split_reduced=" + std::to_string(splitReducedClasses) +
+           ";split_kernels=" + std::to_string(splitKernels);
   }
 
   /// Adds one search's counters to the pass statistics.
@@ -147,6 +148,7 @@ struct SuperoptimizePass
     numCandidates += st.candidates;
     numProbeVerified += st.probeVerified;
     numInstances += st.instances;
+    numSplitInstances += st.splitInstances;
     numFinalVerified += st.finalVerified;
     numTimedOut += st.timedOut;
   }
@@ -205,6 +207,7 @@ struct SuperoptimizePass
       opts.timeBudgetSeconds = timeBudget;
       opts.target = target;
       opts.splitReducedClasses = splitReducedClasses;
+      opts.splitKernels = splitKernels;
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);

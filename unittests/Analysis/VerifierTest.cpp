@@ -46,10 +46,11 @@ TEST(ErrorBound, DegreeAnalysis) {
   EXPECT_EQ(d.outputs[0].den, 0);
   EXPECT_EQ(d.oracleCalls, 0);
 
-  // rms_norm(X) @ W: x/s has degree (1, 1); 64 summed fractions.
+  // rms_norm(X) @ W: x/s has degree (1, 1); the 64 summed fractions share
+  // their row's s, so the sum keeps one denominator.
   GraphDegrees r = analyzeDegrees(rmsMatmulReference(4, 64, 32), false);
-  EXPECT_EQ(r.outputs[0].num, 2 + 63);
-  EXPECT_EQ(r.outputs[0].den, 64);
+  EXPECT_EQ(r.outputs[0].num, 2);
+  EXPECT_EQ(r.outputs[0].den, 1);
   EXPECT_EQ(r.oracleCalls, 4); // one sqrt per row
   EXPECT_EQ(r.divisions, 4 * 64);
 
@@ -58,6 +59,26 @@ TEST(ErrorBound, DegreeAnalysis) {
   EXPECT_EQ(f.outputs[0].num, 2);
   EXPECT_EQ(f.outputs[0].den, 1);
   EXPECT_EQ(f.oracleCalls, 16);
+
+  // (A / B) @ C with B varying along the summed dim: 16 different
+  // denominators, multiplied out (N + 15·D, 16·D).
+  UGraph q;
+  int32_t qa = q.addInput({4, 16}, ElemType::F32);
+  int32_t qb = q.addInput({4, 16}, ElemType::F32);
+  int32_t qc = q.addInput({16, 8}, ElemType::F32);
+  q.markOutput(q.addMatmul(q.addBinary(BinaryKind::div, qa, qb), qc));
+  GraphDegrees dq = analyzeDegrees(q, false);
+  EXPECT_EQ(dq.outputs[0].num, 2 + 15);
+  EXPECT_EQ(dq.outputs[0].den, 16);
+  // The same with B one column, broadcast along the summed dim: shared.
+  UGraph qs;
+  int32_t sa = qs.addInput({4, 16}, ElemType::F32);
+  int32_t sb = qs.addInput({4, 1}, ElemType::F32);
+  int32_t sc = qs.addInput({16, 8}, ElemType::F32);
+  qs.markOutput(qs.addMatmul(qs.addBinary(BinaryKind::div, sa, sb), sc));
+  GraphDegrees ds = analyzeDegrees(qs, false);
+  EXPECT_EQ(ds.outputs[0].num, 2);
+  EXPECT_EQ(ds.outputs[0].den, 1);
 }
 
 TEST(ErrorBound, TestsReachTarget) {
@@ -71,7 +92,7 @@ TEST(ErrorBound, TestsReachTarget) {
   EXPECT_GE(b.tests, 1u);
   EXPECT_LE(b.log2Total, -64);
   EXPECT_GT((b.tests - 1) * b.log2PerTest, -64); // n is the least such
-  EXPECT_EQ(b.szDegree, 66); // max(2 + 64, 65 + 1)
+  EXPECT_EQ(b.szDegree, 3); // max(2 + 1, 2 + 1)
   EXPECT_EQ(b.collisionPairs, 20.0 * 19 / 2);
   ErrorBound b128 = computeErrorBound(rmsMatmulFused(4, 64, 32, 4, 4),
                                       rmsMatmulReference(4, 64, 32), false, 128);

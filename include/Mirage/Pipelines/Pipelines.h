@@ -50,6 +50,10 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "split-reduced-classes",
       llvm::cl::desc("also split reduced index classes (ablation only)"),
       llvm::cl::init(search::defaults::kSplitReducedClasses)};
+  Option<bool> splitKernels{
+      *this, "split-kernels",
+      llvm::cl::desc("also rank split-K/split-KV kernel pairs"),
+      llvm::cl::init(search::defaults::kSplitKernels)};
   Option<bool> progress{*this, "progress",
                         llvm::cl::desc("print search progress on stderr"),
                         llvm::cl::init(search::defaults::kProgress)};

@@ -19,6 +19,9 @@
 //     classes, ranked by the cost model; the best is verified again at the
 //     real shapes (the probe only filters: the answer's verification is at
 //     full size, so the result is sound whatever the probe missed).
+//     A found graph whose reduction can be split is also instantiated as a
+//     split kernel plus a combining kernel (split-K, split-KV), ranked with
+//     the one-kernel forms (docs/Rationale/MultiKernel.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEARCH_FUSIONSEARCH_H
@@ -112,6 +115,10 @@ struct FusionSearchOptions {
   /// Launch patterns may put classes the reference reduces over on the
   /// grid (ablation only: no such pattern has a one-kernel candidate).
   bool splitReducedClasses = defaults::kSplitReducedClasses;
+  /// Besides one kernel, instantiate every found block graph as a split
+  /// pair (its reduction split over the grid, partial results, a combining
+  /// kernel) where it has one, and rank both (docs/Rationale/MultiKernel.md).
+  bool splitKernels = defaults::kSplitKernels;
   /// Progress: `progress` (if set) gets a snapshot at the end of every round
   /// and every `progressEverySeconds` during one, once the search has run
   /// `progressAfterSeconds`.
@@ -127,6 +134,7 @@ struct FusionSearchStats {
   uint64_t candidates = 0;    // complete block graphs checked at probe shapes
   uint64_t probeVerified = 0; // of which equivalent at probe shapes
   uint64_t instances = 0;     // real-shape instantiations ranked
+  uint64_t splitInstances = 0; // of which split pairs (two kernels)
   uint64_t finalVerified = 0; // real-shape verifications run
   unsigned rounds = 0;        // enumeration rounds completed
   uint64_t patternsBounded = 0; // pattern rounds skipped by the cost floor
@@ -137,7 +145,8 @@ struct FusionSearchStats {
 
 struct FusionSearchResult {
   bool found = false;
-  UGraph best;                // kernel graph with one custom kernel
+  UGraph best;                // kernel graph: one custom kernel, or a split
+                              // kernel and its combining kernel
   double bestSeconds = 0;     // its estimated run time
   double referenceSeconds = 0;
   double log2Bound = 0;       // false-acceptance bound of the final check

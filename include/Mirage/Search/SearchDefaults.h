@@ -37,6 +37,9 @@ inline constexpr bool kPruneZ3 = false;
 inline constexpr bool kCostBound = true;
 /// Launch patterns that split a reduced class (ablation only).
 inline constexpr bool kSplitReducedClasses = false;
+/// Also rank split-K/split-KV kernel pairs built from the found block graphs
+/// (docs/Rationale/MultiKernel.md).
+inline constexpr bool kSplitKernels = true;
 /// Progress on stderr: on by default, first line once a search has run
 /// this long (short searches stay quiet), then one line every
 /// kProgressEverySeconds.

@@ -136,6 +136,11 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "::mirage::search::defaults::kSplitReducedClasses",
            "also try launch patterns whose grid splits an index class the "
            "reference reduces over (ablation only)">,
+    Option<"splitKernels", "split-kernels", "bool",
+           "::mirage::search::defaults::kSplitKernels",
+           "also rank split-K/split-KV pairs (the found kernel with its "
+           "reduction split over the grid, then a combining kernel; see "
+           "docs/Rationale/MultiKernel.md)">,
     Option<"progress", "progress", "bool",
            "::mirage::search::defaults::kProgress",
            "print progress on stderr (round, states, pruned, best cost so far, "
@@ -157,6 +162,8 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Statistic<"numCandidates", "candidates", "complete block graphs checked at probe shapes">,
     Statistic<"numProbeVerified", "probe-verified", "candidates equivalent at probe shapes">,
     Statistic<"numInstances", "instances", "real-shape launch configurations costed">,
+    Statistic<"numSplitInstances", "split-instances",
+              "of which split pairs (split kernel + combining kernel)">,
     Statistic<"numFinalVerified", "final-verifications", "real-shape verifications run">
   ];
 }

@@ -63,23 +63,46 @@ static std::vector<int64_t> splitCandidates(int64_t n) {
   return out;
 }
 
-Instance fusion::cheapestInstance(const Found &f, const Pattern &pat,
-                                  const IndexClasses &classes,
-                                  const UGraph &reference, const CostFn &cost,
-                                  uint64_t &instances) {
-  Instance best;
-  forEachLaunch(pat, classes, [&](const GridDims &grid, int64_t loop) {
-    UGraph g;
-    if (!instantiate(f.block, reference, grid, loop, g))
-      return;
-    ++instances;
+std::vector<Instance> fusion::cheapestInstances(
+    const Found &f, const Pattern &pat, const IndexClasses &classes,
+    const UGraph &reference, const CostFn &cost, bool split,
+    InstanceCounts &counts) {
+  Instance one, pair;
+  pair.split = true;
+  auto consider = [&](Instance &best, UGraph &g) {
     double s = cost(g);
     if (s < best.seconds) {
       best.graph = std::move(g);
       best.seconds = s;
     }
+  };
+  forEachLaunch(pat, classes, [&](const GridDims &grid, int64_t loop) {
+    UGraph g;
+    if (!instantiate(f.block, reference, grid, loop, g))
+      return;
+    ++counts.instances;
+    consider(one, g);
   });
-  return best;
+  if (split) {
+    SplitPlan plan = planSplit(f.block, pat);
+    if (plan.ok)
+      forEachSplitLaunch(
+          pat, classes,
+          [&](const GridDims &grid, int64_t splits, int64_t loop) {
+            UGraph g;
+            if (!instantiateSplit(f.block, plan, reference, grid, splits,
+                                  loop, g))
+              return;
+            ++counts.instances;
+            ++counts.splitInstances;
+            consider(pair, g);
+          });
+  }
+  std::vector<Instance> out;
+  for (Instance *inst : {&one, &pair})
+    if (inst->valid())
+      out.push_back(std::move(*inst));
+  return out;
 }
 
 void fusion::forEachLaunch(
@@ -114,10 +137,36 @@ void fusion::forEachLaunch(
   }
 }
 
+void fusion::forEachSplitLaunch(
+    const Pattern &pat, const IndexClasses &classes,
+    llvm::function_ref<void(const GridDims &, int64_t, int64_t)> fn) {
+  if (pat.loopClass < 0 || pat.gridClasses.size() >= 3)
+    return;
+  const int64_t extent = classes.extent[pat.loopClass];
+  const size_t axis = pat.gridClasses.size();
+  std::vector<int64_t> factors = splitCandidates(extent);
+  // The one-kernel launches of the pattern give the grids (each for-loop
+  // range once); the splits and the split's for-loop are chosen here.
+  Pattern gridOnly = pat;
+  gridOnly.loopClass = -1;
+  forEachLaunch(gridOnly, classes, [&](const GridDims &grid, int64_t) {
+    int64_t blocks = grid[0] * grid[1] * grid[2];
+    for (int64_t s : factors) {
+      if (blocks * s > kMaxBlocks)
+        break;
+      GridDims g = grid;
+      g[axis] = 1; // the split axis is set by the caller's construction
+      for (int64_t loop = 1; s * loop <= extent && extent % (s * loop) == 0;
+           loop *= 2)
+        fn(g, s, loop);
+    }
+  });
+}
+
 double fusion::patternCostFloor(const Pattern &pat,
                                 const IndexClasses &classes,
                                 const UGraph &reference,
-                                const CostFloorFn &floor) {
+                                const CostFloorFn &floor, bool split) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -130,5 +179,25 @@ double fusion::patternCostFloor(const Pattern &pat,
     if (addPatternIterators(b, pat, classes, reference))
       least = std::min(least, floor(b, saved));
   });
+  if (!split)
+    return least;
+  // A split pair costs at least its split kernel, whose iterators are the
+  // pattern's with the for-loop's class also on the split axis, plus the
+  // combining kernel's launch (partials and the rest of the combine not
+  // counted: a lower bound).
+  Pattern withSplit = pat;
+  if (pat.loopClass >= 0)
+    withSplit.gridClasses.push_back(pat.loopClass);
+  const double combineLaunch = floor(UGraph(Level::Block), 0);
+  forEachSplitLaunch(pat, classes,
+                     [&](const GridDims &grid, int64_t splits, int64_t loop) {
+                       UGraph b(Level::Block);
+                       b.grid = grid;
+                       b.grid[pat.gridClasses.size()] = splits;
+                       b.forloopRange = loop;
+                       if (addPatternIterators(b, withSplit, classes,
+                                               reference))
+                         least = std::min(least, floor(b, 0) + combineLaunch);
+                     });
   return least;
 }

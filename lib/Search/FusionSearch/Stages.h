@@ -9,6 +9,7 @@
 //   Enumerate.cpp       canonical depth-first block-graph enumeration
 //   CandidateCheck.cpp  a closed prefix → candidates, witness, probe verifier
 //   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
+//   SplitReduction.cpp  a found block graph as a split kernel + combine
 //   Progress.cpp        progress snapshots for the user
 //
 //===----------------------------------------------------------------------===//
@@ -144,32 +145,82 @@ void enumerateBlockGraphs(SearchContext &ctx, const Probe &probe,
                           const PruneFn &prune, unsigned ops,
                           std::vector<Found> &found);
 
+//===--- SplitReduction.cpp -----------------------------------------------===//
+
+/// How a found block graph becomes a split pair (docs/Rationale/
+/// MultiKernel.md): which ops form the loop part (kernel 1) and which the
+/// after-loop part (kernel 2), and where each accumulator's partial results
+/// go. Depends only on the block graph's structure, so it is computed once
+/// per found graph.
+struct SplitPlan {
+  struct Partial {
+    int32_t accum;        // the accumulator's result in the found graph
+    AxisMap omap;         // the original grid axes' dims in its tile
+    int64_t splitDim;     // where the splits are concatenated
+    AccumKind combine;    // how kernel 2 folds the splits
+  };
+  std::vector<Partial> partials;
+  unsigned splitAxis = 0; // the grid axis kernel 1 adds
+  bool ok = false;
+  std::string why;        // if not ok
+};
+/// The split plan of `block` (a probe block graph with savers) launched by
+/// `pattern`; not ok when the graph has no split form.
+SplitPlan planSplit(const UGraph &block, const Pattern &pattern);
+
+/// Builds the split pair of `block` at the reference's real shapes: kernel
+/// 1 with `grid` plus `splits` blocks on the plan's split axis and a
+/// for-loop of `forloop`, kernel 2 with `grid` and a for-loop over the
+/// splits. False if a builder or the target's shared memory refuses it.
+bool instantiateSplit(const UGraph &block, const SplitPlan &plan,
+                      const UGraph &ref, const GridDims &grid, int64_t splits,
+                      int64_t forloop, UGraph &out);
+
 //===--- Instantiate.cpp --------------------------------------------------===//
 
-/// The cheapest real-shape instance of one found block graph.
+/// The cheapest real-shape instance of one found block graph in one form.
 struct Instance {
   UGraph graph;
   double seconds = std::numeric_limits<double>::infinity();
   size_t pattern = 0, index = 0; // the Found's place, for a stable order
+  bool split = false;            // a split pair (ranks after one kernel on ties)
   bool valid() const { return seconds < std::numeric_limits<double>::infinity(); }
+};
+
+/// Counters of one found graph's instantiation.
+struct InstanceCounts {
+  uint64_t instances = 0, splitInstances = 0;
 };
 
 /// Rebuilds `found` at the real shapes for every grid extent and for-loop
 /// range its pattern allows (within the block and shared-memory limits) and
-/// keeps the cheapest; `instances` counts the configurations costed.
-Instance cheapestInstance(const Found &found, const Pattern &pattern,
-                          const IndexClasses &classes, const UGraph &reference,
-                          const CostFn &cost, uint64_t &instances);
+/// returns the cheapest one-kernel instance and, if `split` and the graph
+/// has a split form, the cheapest split pair (invalid instances dropped).
+std::vector<Instance> cheapestInstances(const Found &found,
+                                        const Pattern &pattern,
+                                        const IndexClasses &classes,
+                                        const UGraph &reference,
+                                        const CostFn &cost, bool split,
+                                        InstanceCounts &counts);
 
 /// Calls `fn(grid, forloop)` for every real launch of `pattern`: powers of
 /// two dividing each class's extent, at most kMaxBlocks blocks.
 void forEachLaunch(const Pattern &pattern, const IndexClasses &classes,
                    llvm::function_ref<void(const GridDims &, int64_t)> fn);
 
-/// The least costFloor over the real launches of `pattern` (infinity if
-/// none can be built).
+/// Calls `fn(grid, splits, forloop)` for every split launch of `pattern`
+/// (a for-loop class and a free grid axis needed): the pattern's grids,
+/// times powers of two `splits` ≥ 2 and `forloop` ≥ 1 whose product divides
+/// the for-loop class's extent, at most kMaxBlocks blocks with the splits.
+void forEachSplitLaunch(
+    const Pattern &pattern, const IndexClasses &classes,
+    llvm::function_ref<void(const GridDims &, int64_t, int64_t)> fn);
+
+/// The least costFloor over the real launches of `pattern`, split launches
+/// included when `split` (infinity if none can be built).
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
-                        const UGraph &reference, const CostFloorFn &floor);
+                        const UGraph &reference, const CostFloorFn &floor,
+                        bool split);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 
