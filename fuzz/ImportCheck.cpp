@@ -31,7 +31,10 @@ bool mirage::fuzz::checkImport(llvm::StringRef text, bool strictLax) {
   }();
   std::unique_ptr<MLIRContext> ctx = makeQuietContext(*registry);
   ParserConfig config(ctx.get());
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  // MLIR's lexer reads up to a terminating NUL (MemoryBuffer's guarantee);
+  // a StringRef from libFuzzer has none, so parse a NUL-terminated copy.
+  std::string source = text.str();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, config);
   if (!module)
     return false;
 

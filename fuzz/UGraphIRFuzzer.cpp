@@ -43,8 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }();
   std::unique_ptr<MLIRContext> ctx = fuzz::makeQuietContext(*registry);
   ParserConfig config(ctx.get());
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size), config);
+  // MLIR's lexer reads up to a terminating NUL (MemoryBuffer's guarantee);
+  // libFuzzer's bytes have none, so parse a NUL-terminated copy.
+  std::string text(reinterpret_cast<const char *>(data), size);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
   if (!module)
     return 0;
 

@@ -94,6 +94,7 @@ for t in "${targets[@]}"; do
   secs=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)/\1/p' "$d/time.txt" |
          awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%d", s }')
   secs=${secs:-0}
+  eps=$(( secs > 0 ? execs / secs : 0 ))
   findings=$(find "$d" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'timeout-*' \
              -o -maxdepth 1 -name 'oom-*' -o -maxdepth 1 -name 'leak-*' | wc -l)
   peak=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' "$d/time.txt")
