@@ -60,23 +60,22 @@ TEST(ErrorBound, DegreeAnalysis) {
   EXPECT_EQ(f.outputs[0].den, 1);
   EXPECT_EQ(f.oracleCalls, 16);
 
-  // (A / B) @ C with B varying along the summed dim: 16 different
-  // denominators, multiplied out (N + 15·D, 16·D).
-  UGraph q;
-  int32_t qa = q.addInput({4, 16}, ElemType::F32);
-  int32_t qb = q.addInput({4, 16}, ElemType::F32);
-  int32_t qc = q.addInput({16, 8}, ElemType::F32);
-  q.markOutput(q.addMatmul(q.addBinary(BinaryKind::div, qa, qb), qc));
-  GraphDegrees dq = analyzeDegrees(q, false);
+  // (A / B) @ C, A 4x16, C 16x8, for B of the given shape.
+  auto divThenMatmul = [](Shape bShape) {
+    UGraph g;
+    int32_t a = g.addInput({4, 16}, ElemType::F32);
+    int32_t b = g.addInput(std::move(bShape), ElemType::F32);
+    int32_t c = g.addInput({16, 8}, ElemType::F32);
+    g.markOutput(g.addMatmul(g.addBinary(BinaryKind::div, a, b), c));
+    return analyzeDegrees(g, false);
+  };
+  // B varying along the summed dim: 16 different denominators, multiplied
+  // out (N + 15·D, 16·D).
+  GraphDegrees dq = divThenMatmul({4, 16});
   EXPECT_EQ(dq.outputs[0].num, 2 + 15);
   EXPECT_EQ(dq.outputs[0].den, 16);
   // The same with B one column, broadcast along the summed dim: shared.
-  UGraph qs;
-  int32_t sa = qs.addInput({4, 16}, ElemType::F32);
-  int32_t sb = qs.addInput({4, 1}, ElemType::F32);
-  int32_t sc = qs.addInput({16, 8}, ElemType::F32);
-  qs.markOutput(qs.addMatmul(qs.addBinary(BinaryKind::div, sa, sb), sc));
-  GraphDegrees ds = analyzeDegrees(qs, false);
+  GraphDegrees ds = divThenMatmul({4, 1});
   EXPECT_EQ(ds.outputs[0].num, 2);
   EXPECT_EQ(ds.outputs[0].den, 1);
 }
