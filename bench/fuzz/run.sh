@@ -3,7 +3,9 @@
 # executions, exec/s, coverage (cov: edges, ft: features) at the start (the
 # seed corpus, the same-run baseline) and at the end, corpus size, peak
 # memory and findings (crash/timeout/out-of-memory reproducers). Ends with
-# "N passed, N failed": a target passes when it ran and found nothing.
+# "N passed, N failed": a target passes when it ran and found nothing, and
+# each past finding kept in fuzz/regressions/TARGET/ passes when it replays
+# clean (every finding becomes such a regression input).
 #
 #   bash bench/fuzz/run.sh [--time SECONDS] [--work DIR] [--serial] [--no-build]
 #                          [TARGET...]
@@ -79,9 +81,25 @@ else
   wait
 fi
 
+# Every past finding (fuzz/regressions/TARGET/) is replayed once per run
+# and must now run clean.
+passed=0; failed=0
+for t in "${targets[@]}"; do
+  [ -d "fuzz/regressions/$t" ] || continue
+  for f in fuzz/regressions/"$t"/*; do
+    if "build-asan/bin/mirage-fuzz-$t" "$f" >"$work/$t/replay.log" 2>&1; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); echo "regression $f: FAILED"
+      grep -m3 -E "MIRAGE FUZZ FINDING|ERROR: |runtime error|deadly signal" \
+        "$work/$t/replay.log" | sed 's/^/    /'
+    fi
+  done
+done
+echo "regressions replayed: $passed passed, $failed failed"
+
 printf '%-13s %6s %10s %8s %15s %15s %7s %8s %8s\n' target time_s executions \
   exec/s "cov start>end" "ft start>end" corpus peak_MB findings
-passed=0; failed=0
 for t in "${targets[@]}"; do
   d="$work/$t"
   # Status lines "#N <event> cov: C ft: F corp: K/B ..."; INITED is the
