@@ -590,9 +590,10 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
     l2 = log2Sum(l2, theorem2Log2(b.expDegree, k));
   }
   // Conditioning on "no zero divisor" in either field (a test that hits
-  // one is redrawn): W·B·(c_p/p + c_q/q) ≤ 2·W·B/2^60, with p > 2^61,
-  // q > 2^60 and the draws' point-mass factors c_p < 1.25, c_q < 1.125
-  // (FiniteFieldSemantics::random).
+  // one is redrawn): W divisors of degree ≤ B, each vanishing with
+  // probability ≤ B/2^60 per field, whether the inputs are uniform in
+  // S = [0, 2^60) (mode U) or in the whole field, above 2^60 (mode I):
+  // ≤ 2·W·B/2^60 (FiniteFieldSemantics::random).
   double divs = c.divisions + r.divisions;
   double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
   double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) + 1 - lm

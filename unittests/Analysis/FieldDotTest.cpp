@@ -52,8 +52,9 @@ void check(const Sem &sem, const Case &c, bool extreme, std::mt19937_64 &rng) {
       ASSERT_EQ(g.p, want.p) << "rows " << c.rows << " k " << c.k << " w "
                              << c.w << " at " << i << "," << j;
       ASSERT_EQ(g.qUndef, want.qUndef);
-      if (!want.qUndef)
+      if (!want.qUndef) {
         ASSERT_EQ(g.q, want.q);
+      }
     }
 }
 

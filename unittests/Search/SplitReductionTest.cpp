@@ -111,9 +111,11 @@ TEST(SplitReduction, GqaPairStructure) {
   // Kernel 1: 8 splits of the 256 keys on grid z, 4 steps of 8 keys each.
   EXPECT_EQ(k1.grid, (GridDims{2, 2, 8}));
   EXPECT_EQ(k1.forloopRange, 4);
-  for (const UOp &op : k1.ops)
-    if (op.kind == OpKind::InputIterator)
+  for (const UOp &op : k1.ops) {
+    if (op.kind == OpKind::InputIterator) {
       EXPECT_EQ(op.map[2], op.fmap); // K and V split, Q replicated
+    }
+  }
   EXPECT_EQ(firstOf(k1, OpKind::Binary), nullptr); // the division moved
   // Partials: exp-sums [2, 16, 8 splits] and V sums [2, 16, 8·8].
   ASSERT_EQ(pair.ops[0].results.size(), 2u);

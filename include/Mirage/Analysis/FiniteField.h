@@ -97,6 +97,13 @@ struct Modulus {
   uint64_t pow(uint64_t base, uint64_t e) const;
 };
 
+/// Mode U draws every residue uniformly from S = [0, 2^60), a subset of
+/// both fields (every modulus exceeds 2^60): Schwartz–Zippel holds for any
+/// finite S with Δ/|S|, so the bound's (Δ/2^60)² is exact for these draws,
+/// and a residue costs a shift of a random word (Verification.md §1).
+constexpr unsigned kLog2InputSet = 60;
+inline uint64_t drawFromInputSet(uint64_t w) { return w >> (64 - kLog2InputSet); }
+
 /// The moduli of one test: q uniform among the primes in [2^60, 2^61) with
 /// p = 2q + 1 prime, so q | p − 1 (for the interpreted exp) and p < 2^62.
 /// Drawn from a 64-bit key; see docs/Rationale/Verification.md §4.1.
@@ -108,6 +115,8 @@ struct FieldModuli {
   static constexpr double kLog2FamilySize = 46;
   /// The least modulus any test uses.
   static constexpr double kLog2MinModulus = 60;
+  static_assert(kLog2InputSet <= kLog2MinModulus,
+                "mode-U inputs must lie below every modulus");
   static FieldModuli draw(uint64_t key);
   /// A pair from given primes (q | p − 1 is checked by the caller).
   static FieldModuli of(uint64_t p, uint64_t q) {
@@ -134,13 +143,6 @@ inline uint64_t scaleToModulus(uint64_t hi, uint64_t lo, uint64_t m) {
   using U = unsigned __int128;
   U x = (U)hi * m + (uint64_t)(((U)lo * m) >> 64);
   return (uint64_t)(x >> 64);
-}
-/// ⌊w·m / 2^64⌋: a 64-bit word onto [0, m). A residue has ⌊2^64/m⌋ or
-/// ⌈2^64/m⌉ preimages, so its probability is below (1 + m/2^64)/m; only
-/// arguments that count roots one variable at a time (Schwartz–Zippel) may
-/// use it, with that factor (Verification.md §1).
-inline uint64_t scaleWordToModulus(uint64_t w, uint64_t m) {
-  return (uint64_t)(((unsigned __int128)w * m) >> 64);
 }
 /// log2 of the factor by which near-uniform draws (scaleToModulus,
 /// uniformFrom128: point masses within (1 + 2^−66)/m) can raise the
@@ -284,17 +286,15 @@ public:
   /// components of x (and y) and their q-defined flags.
   Value oracle(Symbol s, Value x, const Value *y = nullptr) const;
   /// A random element of Z_p × Z_q (Verification.md §1, "Inputs").
-  /// Mode U: one word per component, multiply-shifted (⌊w·m/2^64⌋), so a
-  /// residue has probability below (1 + m/2^64)/m: < 1.25/p < 2^−60.6 and
-  /// < 1.125/q < 2^−59.8, whose product is below the (1/2^60)² that the
-  /// two-field bound of §4.2a charges. Mode I (Theorem 2 assumes uniform
-  /// exponents): two words per component (scaleToModulus, uniform within
-  /// a factor 1 ± 2^−66).
+  /// Mode U: each component uniform in S = [0, 2^60) ⊂ Z_p, Z_q, the top
+  /// 60 bits of one word (Schwartz–Zippel with |S| = 2^60, which is what the
+  /// two-field bound of §4.2a charges). Mode I (Theorem 2 assumes uniform
+  /// exponents): two words per component (scaleToModulus, uniform over the
+  /// whole field within a factor 1 ± 2^−66).
   template <class Rng> Value random(Rng &rng) const {
     if (mode == ExpMode::Uninterpreted) {
       uint64_t w0 = rng(), w1 = rng();
-      return Value{scaleWordToModulus(w0, mod.p.m),
-                   scaleWordToModulus(w1, mod.q.m), false};
+      return Value{drawFromInputSet(w0), drawFromInputSet(w1), false};
     }
     uint64_t w0 = rng(), w1 = rng(), w2 = rng(), w3 = rng();
     return Value{scaleToModulus(w0, w1, mod.p.m),
