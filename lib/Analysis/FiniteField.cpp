@@ -1,5 +1,7 @@
 //===- FiniteField.cpp - The finite-field domain of the verifier ----------===//
 #include "Mirage/Analysis/FiniteField.h"
+#include "Mirage/Semantics/CounterInputs.h"
+#include "Mirage/Support/VectorClones.h"
 
 #include "llvm/Support/SipHash.h"
 
@@ -219,9 +221,9 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
 }
 
 FieldValue FiniteFieldSemantics::inverse(Value a) const {
-  if (a.p == 0 || (!a.qUndef && a.q == 0)) {
+  if (a.p == 0 || (!a.qUndef() && a.q == 0)) {
     zeroDivisor_.set();
-    return Value{0, 0, a.qUndef};
+    return Value{0, 0, a.qUndef()};
   }
   // A one-entry cache per thread and component: the evaluator divides long
   // runs of elements by the same value (rms_norm rows, a broadcast row sum).
@@ -236,7 +238,7 @@ FieldValue FiniteFieldSemantics::inverse(Value a) const {
     lastPm = mod.p.m;
   }
   uint64_t iq = 0;
-  if (!a.qUndef) {
+  if (!a.qUndef()) {
     if (a.q != lastQ || mod.q.m != lastQm) {
       lastQInv = invMod(a.q, mod.q.m);
       lastQ = a.q;
@@ -244,7 +246,7 @@ FieldValue FiniteFieldSemantics::inverse(Value a) const {
     }
     iq = lastQInv;
   }
-  return Value{lastPInv, iq, a.qUndef};
+  return Value{lastPInv, iq, a.qUndef()};
 }
 
 FieldValue FiniteFieldSemantics::oracle(Symbol s, Value x,
@@ -256,10 +258,10 @@ FieldValue FiniteFieldSemantics::oracle(Symbol s, Value x,
   buf[0] = static_cast<uint8_t>(s);
   size_t len = 1;
   auto put = [&](const Value &v) {
-    uint64_t vq = v.qUndef ? 0 : v.q;
+    uint64_t vq = v.qUndef() ? 0 : v.q;
     std::memcpy(buf + len, &v.p, 8);
     std::memcpy(buf + len + 8, &vq, 8);
-    buf[len + 16] = v.qUndef;
+    buf[len + 16] = v.qUndef();
     len += 17;
   };
   put(x);
@@ -285,8 +287,8 @@ FieldValue FiniteFieldSemantics::max(Value a, Value b) const {
   // Keyed on the unordered pair: max is commutative.
   auto less = [](const Value &u, const Value &v) {
     return u.p != v.p ? u.p < v.p
-                      : (u.qUndef != v.qUndef ? u.qUndef < v.qUndef
-                                              : u.q < v.q);
+                      : (u.qUndef() != v.qUndef() ? u.qUndef() < v.qUndef()
+                                                  : u.q < v.q);
   };
   return less(a, b) ? oracle(Symbol::Max, a, &b) : oracle(Symbol::Max, b, &a);
 }
@@ -297,7 +299,7 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
   case UnaryKind::exp:
     if (mode == ExpMode::Uninterpreted)
       return oracle(Symbol::Exp, x);
-    if (x.qUndef) {
+    if (x.qUndef()) {
       nestedExp_.set();
       return oracle(Symbol::Exp, x);
     }
@@ -326,4 +328,31 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
     return add(x, fromDouble(scalar));
   }
   return x;
+}
+
+namespace mirage::ff::detail {
+/// Mode U's draw of a range of counter elements; the one loop of the
+/// verifier compiled for wide vectors (VectorClones.h): two SplitMix64
+/// words per element, eight elements per AVX-512 step.
+MIRAGE_VECTOR_CLONES
+void fillInputSetPairs(uint64_t tensorKey, int64_t begin, int64_t count,
+                       FieldValue *out) {
+  for (int64_t e = 0; e < count; ++e) {
+    uint64_t i = (uint64_t)(begin + e);
+    out[e] = FiniteFieldSemantics::inputSetPair(counterWord(tensorKey, i, 0),
+                                                counterWord(tensorKey, i, 1));
+  }
+}
+} // namespace mirage::ff::detail
+
+void FiniteFieldSemantics::fillRandom(uint64_t tensorKey, int64_t begin,
+                                      int64_t count, Value *out) const {
+  if (mode == ExpMode::Uninterpreted) {
+    detail::fillInputSetPairs(tensorKey, begin, count, out);
+    return;
+  }
+  for (int64_t e = 0; e < count; ++e) {
+    CounterWords words(tensorKey, (uint64_t)(begin + e));
+    out[e] = random(words);
+  }
 }

@@ -10,7 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Analysis/Verifier.h"
+#include "Mirage/Analysis/SymmetricUnitDraw.h"
 #include "Mirage/Semantics/CounterInputs.h"
+#include "Mirage/Support/VectorClones.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
@@ -147,6 +149,15 @@ NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
   return res;
 }
 
+/// The elements [begin, begin + count) of the tensor keyed `tensorKey`, one
+/// counter word each; compiled for wide vectors (VectorClones.h).
+MIRAGE_VECTOR_CLONES
+void mirage::fillSymmetricUnits(uint64_t tensorKey, int64_t begin,
+                                int64_t count, double *out) {
+  for (int64_t e = 0; e < count; ++e)
+    out[e] = symmetricUnit(counterWord(tensorKey, (uint64_t)(begin + e), 0));
+}
+
 double mirage::float64Disagreement(const UGraph &cand, const UGraph &ref,
                                    uint64_t seed, unsigned trials,
                                    unsigned threads) {
@@ -156,10 +167,7 @@ double mirage::float64Disagreement(const UGraph &cand, const UGraph &ref,
   // Counter-based inputs, uniform in [-1, 1): large ones (a layer's weights)
   // are generated where they are read, so this check stays within the
   // verifier's memory (Verification.md §8).
-  auto draw = [](CounterWords &w) {
-    return double((int64_t)(w() >> 11) - (int64_t(1) << 52)) /
-           double(int64_t(1) << 52);
-  };
+  SymmetricUnitDraw draw;
   for (unsigned t = 0; t < trials; ++t) {
     std::vector<Tensor<double>> stored;
     auto inputs = counterInputs<double>(ref, mix64(seed + t), kStoredInputElements,

@@ -127,9 +127,9 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
                          ((uint64_t)t << 8 | r));
       Sem sem(key, expI ? Sem::ExpMode::Interpreted
                         : Sem::ExpMode::Uninterpreted);
-      // The domain's draw step: uniform in Z_p × Z_q (this test's moduli)
-      // from the element's words.
-      auto draw = [&sem](CounterWords &w) { return sem.random(w); };
+      // The domain's draw step (this test's moduli) from the element's
+      // words, or a whole range at once.
+      auto draw = sem.counterDraw();
       // Small inputs are drawn once per test and shared by both graphs;
       // large ones are generated where the evaluator reads them.
       std::vector<T> stored;

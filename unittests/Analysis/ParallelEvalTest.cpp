@@ -6,6 +6,8 @@
 
 #include "SameTensors.h"
 
+#include "FieldInputs.h"
+
 #include <gtest/gtest.h>
 
 
@@ -64,13 +66,7 @@ TEST(ParallelEval, FiniteFieldBitIdenticalForEveryThreadCount) {
   for (const UGraph &g : {fused(6, 256, 128), batched()}) {
     std::mt19937_64 rng(5);
     FiniteFieldSemantics sem(9, FiniteFieldSemantics::ExpMode::Uninterpreted);
-    std::vector<Tensor<FieldValue>> ins;
-    for (int32_t v : g.inputs) {
-      Tensor<FieldValue> x(g.values[v].shape, FieldValue{});
-      for (FieldValue &e : x.data)
-        e = sem.random(rng);
-      ins.push_back(std::move(x));
-    }
+    std::vector<Tensor<FieldValue>> ins = test::randomFieldInputs(g, sem, rng);
     auto serial = Evaluator<FiniteFieldSemantics>(sem, 1).run(g, ins);
     for (unsigned t : {2u, 4u, 5u}) {
       EXPECT_TRUE(test::sameTensors(

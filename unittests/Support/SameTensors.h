@@ -21,7 +21,7 @@ inline bool sameValue(double a, double b) {
   return std::memcmp(&a, &b, sizeof(double)) == 0;
 }
 inline bool sameValue(const ff::FieldValue &a, const ff::FieldValue &b) {
-  return a.p == b.p && a.q == b.q && a.qUndef == b.qUndef;
+  return a.p == b.p && a.q == b.q && a.qUndef() == b.qUndef();
 }
 
 template <class V>

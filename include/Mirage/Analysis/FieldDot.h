@@ -37,14 +37,15 @@ static_assert((unsigned __int128)(Modulus::kMax - 1) * (Modulus::kMax - 1) <=
                   ~(unsigned __int128)0 / kDotBlock,
               "a block of products must sum in 128 bits");
 
-/// acc[i·w + j] += Σ_{t<kn} a[i·16 + t]·b[t·w + j] for i < rows, j < w, in
-/// one field: a is rows × 16 (row stride 16), b is kn × w (row-major, plain
-/// residues), kn ≤ 16. The full block (KN = 16) has its k loop unrolled;
+/// acc[i·accStride + j] += Σ_{t<kn} a[i·16 + t]·b[t·w + j] for i < rows,
+/// j < w, in one field: a is rows × 16 (row stride 16), b is kn × w
+/// (row-major, plain residues), kn ≤ 16. The full block (KN = 16) has its k loop unrolled;
 /// the last block of a k that is not a multiple of 16 (KN = 0: kn given)
 /// runs only its kn products instead of padding with zeros.
 template <int64_t KN>
 inline void dotBlock(const uint64_t *a, const uint64_t *b, int64_t rows,
-                     int64_t w, DotSum *acc, int64_t kn = KN) {
+                     int64_t w, DotSum *acc, int64_t accStride,
+                     int64_t kn = KN) {
   using U = unsigned __int128;
   if constexpr (KN > 0)
     kn = KN;
@@ -54,7 +55,7 @@ inline void dotBlock(const uint64_t *a, const uint64_t *b, int64_t rows,
   };
   for (int64_t i = 0; i < rows; ++i) {
     const uint64_t *ai = a + i * kDotBlock;
-    DotSum *ci = acc + i * w;
+    DotSum *ci = acc + i * accStride;
     int64_t j = 0;
     for (; j + 4 <= w; j += 4) {
       U t0 = 0, t1 = 0, t2 = 0, t3 = 0;
@@ -80,22 +81,21 @@ inline void dotBlock(const uint64_t *a, const uint64_t *b, int64_t rows,
   }
 }
 
-/// pc[i·n + j0 + j] = Σ_kk pa[i·k + kk]·b[kk][j0 + j] for i ∈ [i0, i1),
-/// j < j1 − j0, exact in Z_p × Z_q; rowOfB(kk) points at b[kk][j0] (valid
-/// until the next call). A q part is undefined in the result where any
-/// operand of its sum had it undefined, as in the element-wise chain.
+/// Adds Σ_kk pa[i·k + kk]·b[kk][j0 + j] into the exact sums accP/accQ[(i −
+/// i0)·accStride + j] for i ∈ [i0, i1), j < j1 − j0 (one per field, not
+/// reduced), and marks undef[(i − i0)·accStride + j] where an operand of the
+/// sum had its q part undefined; rowOfB(kk) points at b[kk][j0] (valid
+/// until the next call).
 template <class RowOfB>
-void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
-                  FieldValue *pc, int64_t n, int64_t i0, int64_t i1,
-                  int64_t j0, int64_t j1, RowOfB &&rowOfB) {
+void fieldDotAccumulate(const FieldValue *pa, int64_t k, DotSum *accP,
+                        DotSum *accQ, char *undef, int64_t accStride,
+                        int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                        RowOfB &&rowOfB) {
   int64_t rows = i1 - i0, w = j1 - j0;
   // Scratch reused by every tile of this thread (a block graph runs many
   // small tiles; allocating per tile showed in profiles).
-  thread_local std::vector<DotSum> accP, accQ;
   thread_local std::vector<uint64_t> aP, aQ, bP, bQ;
   thread_local std::vector<char> rowUndef, colUndef;
-  accP.assign(rows * w, DotSum{});
-  accQ.assign(rows * w, DotSum{});
   aP.resize(rows * kDotBlock);
   aQ.resize(rows * kDotBlock);
   bP.resize(kDotBlock * w);
@@ -108,7 +108,6 @@ void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
   uint64_t *bPd = bP.data(), *bQd = bQ.data(), *aPd = aP.data(),
            *aQd = aQ.data();
   char *rowU = rowUndef.data(), *colU = colUndef.data();
-  DotSum *accPd = accP.data(), *accQd = accQ.data();
   for (int64_t k0 = 0; k0 < k; k0 += kDotBlock) {
     int64_t kn = std::min(kDotBlock, k - k0);
     for (int64_t t = 0; t < kn; ++t) {
@@ -117,36 +116,70 @@ void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
       for (int64_t j = 0; j < w; ++j) {
         bp[j] = row[j].p;
         bq[j] = row[j].q;
-        colU[j] |= row[j].qUndef;
+        colU[j] |= row[j].qUndef();
       }
     }
     for (int64_t i = 0; i < rows; ++i) {
       const FieldValue *ai = pa + (i0 + i) * k + k0;
       uint64_t *ap = aPd + i * kDotBlock, *aq = aQd + i * kDotBlock;
-      char undef = 0;
+      char u = 0;
       for (int64_t t = 0; t < kn; ++t) {
         ap[t] = ai[t].p;
         aq[t] = ai[t].q;
-        undef |= ai[t].qUndef;
+        u |= ai[t].qUndef();
       }
-      rowU[i] |= undef;
+      rowU[i] |= u;
     }
     if (kn == kDotBlock) {
-      dotBlock<kDotBlock>(aPd, bPd, rows, w, accPd);
-      dotBlock<kDotBlock>(aQd, bQd, rows, w, accQd);
+      dotBlock<kDotBlock>(aPd, bPd, rows, w, accP, accStride);
+      dotBlock<kDotBlock>(aQd, bQd, rows, w, accQ, accStride);
     } else {
-      dotBlock<0>(aPd, bPd, rows, w, accPd, kn);
-      dotBlock<0>(aQd, bQd, rows, w, accQd, kn);
+      dotBlock<0>(aPd, bPd, rows, w, accP, accStride, kn);
+      dotBlock<0>(aQd, bQd, rows, w, accQ, accStride, kn);
     }
   }
   for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < w; ++j)
+      undef[i * accStride + j] |= rowU[i] | colU[j];
+}
+
+/// pc[i·n + j0 + j] = Σ_kk pa[i·k + kk]·b[kk][j0 + j] for i ∈ [i0, i1),
+/// j < j1 − j0, exact in Z_p × Z_q; rowOfB(kk) points at b[kk][j0] (valid
+/// until the next call). A q part is undefined in the result where any
+/// operand of its sum had it undefined, as in the element-wise chain.
+template <class RowOfB>
+void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
+                  FieldValue *pc, int64_t n, int64_t i0, int64_t i1,
+                  int64_t j0, int64_t j1, RowOfB &&rowOfB) {
+  int64_t rows = i1 - i0, w = j1 - j0;
+  thread_local std::vector<DotSum> accP, accQ;
+  thread_local std::vector<char> undef;
+  accP.assign(rows * w, DotSum{});
+  accQ.assign(rows * w, DotSum{});
+  undef.assign(rows * w, 0);
+  fieldDotAccumulate(pa, k, accP.data(), accQ.data(), undef.data(), w, i0, i1,
+                     j0, j1, rowOfB);
+  for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < w; ++j) {
-      FieldValue &o = pc[(i0 + i) * n + j0 + j];
-      o.p = accPd[i * w + j].value(mod.p);
-      o.q = accQd[i * w + j].value(mod.q);
-      o.qUndef = rowU[i] || colU[j];
+      pc[(i0 + i) * n + j0 + j] =
+          FieldValue{accP[i * w + j].value(mod.p),
+                     accQ[i * w + j].value(mod.q), undef[i * w + j] != 0};
     }
 }
+
+/// The exact sums of a matmul kept across calls: a block graph's for-loop
+/// whose matmul tiles are summed by one accumulator adds every iteration's
+/// products here and reduces each output element once, after the loop
+/// (Evaluator.h, "exact partial sums"). One entry per output element.
+struct FieldDotPartials {
+  std::vector<DotSum> p, q;
+  std::vector<char> qUndef;
+  void reset(size_t n) {
+    p.assign(n, DotSum{});
+    q.assign(n, DotSum{});
+    qUndef.assign(n, 0);
+  }
+};
 
 template <class RowOfB>
 void FiniteFieldSemantics::dotTile(const Value *pa, int64_t k, Value *pc,
@@ -154,6 +187,24 @@ void FiniteFieldSemantics::dotTile(const Value *pa, int64_t k, Value *pc,
                                    int64_t j0, int64_t j1,
                                    RowOfB &&rowOfB) const {
   fieldDotTile(mod, pa, k, pc, n, i0, i1, j0, j1, rowOfB);
+}
+
+template <class RowOfB>
+void FiniteFieldSemantics::dotTileAccumulate(const Value *pa, int64_t k,
+                                             DotPartials &acc, int64_t base,
+                                             int64_t n, int64_t i0, int64_t i1,
+                                             int64_t j0, int64_t j1,
+                                             RowOfB &&rowOfB) const {
+  int64_t at = base + i0 * n + j0;
+  fieldDotAccumulate(pa, k, acc.p.data() + at, acc.q.data() + at,
+                     acc.qUndef.data() + at, n, i0, i1, j0, j1, rowOfB);
+}
+
+inline FieldValue
+FiniteFieldSemantics::dotPartialValue(const DotPartials &acc,
+                                      int64_t e) const {
+  return FieldValue{acc.p[e].value(mod.p), acc.q[e].value(mod.q),
+                    acc.qUndef[e] != 0};
 }
 
 } // namespace mirage::ff

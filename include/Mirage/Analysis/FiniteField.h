@@ -184,22 +184,30 @@ bool isPrime(uint64_t n);
 /// v mod m in [0, m).
 uint64_t reduceSigned(int64_t v, uint64_t m);
 
-/// A value of Z_p × Z_q. `qUndef`: the q part is undefined (it descends from
-/// an interpreted exp).
+/// A value of Z_p × Z_q, or of Z_p alone when its q part is undefined (it
+/// descends from an interpreted exp). Two words: an undefined q part is the
+/// value kUndefinedQ, which no residue takes (every modulus is below 2^62),
+/// so a tensor of field values is 16 bytes per element, not 24 with a flag
+/// and padding (the verifier's memory traffic at model scale).
 struct FieldValue {
+  static constexpr uint64_t kUndefinedQ = ~uint64_t(0);
   uint64_t p = 0, q = 0;
-  bool qUndef = false;
+
+  FieldValue() = default;
+  FieldValue(uint64_t p, uint64_t q, bool qUndefined = false)
+      : p(p), q(qUndefined ? kUndefinedQ : q) {}
+  bool qUndef() const { return q == kUndefinedQ; }
+  void markQUndefined() { q = kUndefinedQ; }
   /// Equality of field values: the p parts, and the q parts where both are
   /// defined.
   bool sameAs(const FieldValue &o) const {
-    return p == o.p && (qUndef || o.qUndef || q == o.q);
+    return p == o.p && (qUndef() || o.qUndef() || q == o.q);
   }
   /// The same element in both components (and both q parts undefined or
   /// both defined): what an oracle and max(x, x) = x may identify.
-  bool identical(const FieldValue &o) const {
-    return p == o.p && qUndef == o.qUndef && (qUndef || q == o.q);
-  }
+  bool identical(const FieldValue &o) const { return p == o.p && q == o.q; }
 };
+static_assert(sizeof(FieldValue) == 16, "two words per field value");
 
 /// Oracle symbols: one independent random function per symbol and test.
 enum class Symbol : uint8_t { Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max };
@@ -221,6 +229,8 @@ private:
   mutable std::atomic<bool> v{false};
 };
 
+struct FieldDotPartials; // FieldDot.h
+
 class FiniteFieldSemantics {
 public:
   using Value = FieldValue;
@@ -237,7 +247,7 @@ public:
   void dotMulAdd(DotAccumulator &acc, const Value &a, const Value &b) const {
     acc.p.mulAdd(a.p, b.p);
     acc.q.mulAdd(a.q, b.q);
-    acc.qUndef |= a.qUndef | b.qUndef;
+    acc.qUndef |= a.qUndef() | b.qUndef();
   }
   Value dotValue(const DotAccumulator &acc) const {
     return Value{acc.p.value(mod.p), acc.q.value(mod.q), acc.qUndef};
@@ -250,6 +260,15 @@ public:
                int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const;
   /// Bytes of accumulator per output element of dotTile (for tile sizes).
   static constexpr size_t kDotTileBytes = 2 * sizeof(DotSum);
+  /// Exact partial sums kept across a block graph's for-loop (FieldDot.h):
+  /// dotTileAccumulate adds a tile's products into acc[base + i·n + j]
+  /// (not reduced); dotPartialValue reduces element e.
+  using DotPartials = FieldDotPartials;
+  template <class RowOfB>
+  void dotTileAccumulate(const Value *pa, int64_t k, DotPartials &acc,
+                         int64_t base, int64_t n, int64_t i0, int64_t i1,
+                         int64_t j0, int64_t j1, RowOfB &&rowOfB) const;
+  Value dotPartialValue(const DotPartials &acc, int64_t e) const;
 
   /// A domain for one test: `testKey` draws the primes, keys the oracles and
   /// draws ω.
@@ -265,15 +284,15 @@ public:
   Value fromDouble(double v) const;
   Value add(Value a, Value b) const {
     return Value{mod.p.add(a.p, b.p), mod.q.add(a.q, b.q),
-                 a.qUndef || b.qUndef};
+                 a.qUndef() || b.qUndef()};
   }
   Value sub(Value a, Value b) const {
     return Value{mod.p.sub(a.p, b.p), mod.q.sub(a.q, b.q),
-                 a.qUndef || b.qUndef};
+                 a.qUndef() || b.qUndef()};
   }
   Value mul(Value a, Value b) const {
     return Value{mod.p.mul(a.p, b.p), mod.q.mul(a.q, b.q),
-                 a.qUndef || b.qUndef};
+                 a.qUndef() || b.qUndef()};
   }
   Value div(Value a, Value b) const { return mul(a, inverse(b)); }
   Value pow(Value a, Value b) const { return oracle(Symbol::Pow, a, &b); }
@@ -294,12 +313,35 @@ public:
   template <class Rng> Value random(Rng &rng) const {
     if (mode == ExpMode::Uninterpreted) {
       uint64_t w0 = rng(), w1 = rng();
-      return Value{drawFromInputSet(w0), drawFromInputSet(w1), false};
+      return inputSetPair(w0, w1);
     }
     uint64_t w0 = rng(), w1 = rng(), w2 = rng(), w3 = rng();
     return Value{scaleToModulus(w0, w1, mod.p.m),
                  scaleToModulus(w2, w3, mod.q.m), false};
   }
+
+  /// Mode U's element from its two words: each residue uniform in S.
+  static Value inputSetPair(uint64_t w0, uint64_t w1) {
+    return Value{drawFromInputSet(w0), drawFromInputSet(w1)};
+  }
+  /// random() of the counter words (CounterInputs.h) of the elements
+  /// [begin, begin + count) of the tensor keyed `tensorKey`, in one call
+  /// (mode U's loop is compiled for wide vectors; FiniteField.cpp).
+  void fillRandom(uint64_t tensorKey, int64_t begin, int64_t count,
+                  Value *out) const;
+  /// The draw step for counterInputs / fillCounterElements: an element
+  /// from its words, or a whole range at once (the same values).
+  struct CounterDraw {
+    const FiniteFieldSemantics &sem;
+    template <class Words> Value operator()(Words &words) const {
+      return sem.random(words);
+    }
+    void fill(uint64_t tensorKey, int64_t begin, int64_t count,
+              Value *out) const {
+      sem.fillRandom(tensorKey, begin, count, out);
+    }
+  };
+  CounterDraw counterDraw() const { return CounterDraw{*this}; }
 
   const FieldModuli &moduli() const { return mod; }
   uint64_t omega() const { return omega_; }

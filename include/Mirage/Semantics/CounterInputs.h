@@ -8,17 +8,20 @@
 // element, so the values do not depend on how work is split.
 //
 // The generator gives each element a stream of 64-bit words; turning words
-// into a domain value is the domain's step (for the finite field: one or two
-// words per residue, multiply-shifted onto each modulus), so the stream
-// follows whatever moduli the domain holds. Word n of a tensor is wyrand's
-// output at state tensorKey + n·γ (Wang Yi's wyrand: a Weyl sequence, one
-// 64×64→128-bit product folded hi ⊕ lo; it passes BigCrush and PractRand as
-// the sequential generator it is, and a counter-based generator is that
-// sequence read at any position). Element i owns the counters 4i … 4i + 3;
-// a domain that needs more than four words gets them from a second mixing of
-// the fourth. One multiplication per word, where SplitMix64's finaliser took
-// two and six shifts: drawing weights is a visible share of verifying a
-// decoder layer (bench/README.md).
+// into a domain value is the domain's step (for the finite field: one word
+// per residue in mode U, two in mode I), so the stream follows whatever
+// moduli the domain holds. Word n of a tensor is SplitMix64's output at
+// state tensorKey + n·γ (mix64: the golden-ratio Weyl sequence through
+// SplitMix64's finaliser; it passes BigCrush as the sequential generator it
+// is, and a counter-based generator is that sequence read at any position).
+// Element i owns the counters 4i … 4i + 3; a domain that needs more than
+// four words gets them from a second mixing of the fourth. A word costs two
+// 64-bit products, which vector units do eight at a time (AVX-512's
+// vpmullq): a domain may draw a whole range of elements in one call
+// (`fill`, see fillCounterElements), compiled for wide vectors
+// (Support/VectorClones.h). wyrand, used before, takes one 128-bit product
+// per word, which no vector unit has: faster one word at a time, three
+// times slower per element than the vectorized loop (bench/README.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_COUNTERINPUTS_H
@@ -29,6 +32,8 @@
 #include "Mirage/Support/SeededValues.h"
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace mirage {
@@ -42,25 +47,25 @@ inline uint64_t counterTensorKey(uint64_t key, uint64_t tensor) {
   return mix64(key ^ mix64(tensor ^ 0xc0117e5ULL));
 }
 
-/// wyrand's output at Weyl state s.
-inline uint64_t wyrandAt(uint64_t s) {
-  unsigned __int128 t = (unsigned __int128)s * (s ^ 0xe7037ed1a0b428dbULL);
-  return (uint64_t)(t >> 64) ^ (uint64_t)t;
+/// SplitMix64's Weyl increment.
+constexpr uint64_t kCounterGamma = 0x9e3779b97f4a7c15ULL;
+
+/// Word j < 4 of element `index` of the tensor keyed `tensorKey`.
+inline uint64_t counterWord(uint64_t tensorKey, uint64_t index, uint64_t j) {
+  return mix64(tensorKey + ((index << 2) + j) * kCounterGamma);
 }
-/// wyrand's Weyl increment.
-constexpr uint64_t kWyrandGamma = 0xa0761d6478bd642fULL;
 
 /// The words of one element, in order; a callable like a random engine
 /// (`words()` is the next word), for a domain's draw step.
 class CounterWords {
 public:
   CounterWords(uint64_t tensorKey, uint64_t index)
-      : state(tensorKey + (index << 2) * kWyrandGamma) {}
+      : state(tensorKey + (index << 2) * kCounterGamma) {}
   uint64_t operator()() {
     uint64_t j = next++;
     if (j < 4)
-      return wyrandAt(state + j * kWyrandGamma);
-    return wyrandAt(wyrandAt(state + 3 * kWyrandGamma) + j * kWyrandGamma);
+      return mix64(state + j * kCounterGamma);
+    return mix64(mix64(state + 3 * kCounterGamma) + j * kCounterGamma);
   }
 
 private:
@@ -68,12 +73,30 @@ private:
   uint64_t next = 0;
 };
 
+namespace detail {
+/// A draw step that can also fill a range of elements in one call:
+/// `draw.fill(tensorKey, begin, count, out)`, with the same values as the
+/// element-by-element step.
+template <class Draw, class V, class = void>
+struct HasRangeFill : std::false_type {};
+template <class Draw, class V>
+struct HasRangeFill<Draw, V,
+                    std::void_t<decltype(std::declval<const Draw &>().fill(
+                        uint64_t{}, int64_t{}, int64_t{},
+                        static_cast<V *>(nullptr)))>> : std::true_type {};
+} // namespace detail
+
 /// The elements [begin, begin + count) of input `tensor`: out[e] =
-/// draw(words of element begin + e). `draw(CounterWords &)` returns a value.
+/// draw(words of element begin + e). `draw(CounterWords &)` returns a value;
+/// a draw with a range fill does the whole range at once.
 template <class V, class Draw>
 void fillCounterElements(uint64_t key, uint64_t tensor, int64_t begin,
                          int64_t count, V *out, const Draw &draw) {
   uint64_t tk = counterTensorKey(key, tensor);
+  if constexpr (detail::HasRangeFill<Draw, V>::value) {
+    draw.fill(tk, begin, count, out);
+    return;
+  }
   for (int64_t e = 0; e < count; ++e) {
     CounterWords words(tk, (uint64_t)(begin + e));
     out[e] = draw(words);

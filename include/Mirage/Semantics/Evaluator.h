@@ -36,6 +36,20 @@
 //   static constexpr size_t kDotTileBytes; // accumulator bytes per output
 // with the same result (the finite field's, FieldDot.h).
 //
+// Exact partial sums. A domain whose sums are exact in any order (the finite
+// field) may also keep a matmul's sums across calls:
+//   struct DotPartials { void reset(size_t elements); };
+//   template <class RowOfB> void dotTileAccumulate(pa, k, DotPartials &,
+//                                                  base, n, i0, i1, j0, j1,
+//                                                  RowOfB) const;
+//   V dotPartialValue(const DotPartials &, int64_t element) const;
+// In a block graph, an in-loop matmul read only by a plain `sum`
+// accumulator then adds every iteration's products into one exact sum per
+// element, reduced once after the loop: the value the accumulator would
+// hold (Σ over iterations of each tile's reduced sum) without a reduction
+// and an addition per element and iteration. Domains that round (float64)
+// do not offer it and run the loop literally.
+//
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_EVALUATOR_H
 #define MIRAGE_SEMANTICS_EVALUATOR_H
@@ -83,6 +97,21 @@ template <class S, class = void> struct HasDotTile : std::false_type {};
 template <class S>
 struct HasDotTile<S, std::void_t<decltype(S::kDotTileBytes)>>
     : std::true_type {};
+
+/// A domain with exact partial sums kept across matmul tiles.
+template <class S, class = void> struct HasDotPartials : std::false_type {};
+template <class S>
+struct HasDotPartials<S, std::void_t<typename S::DotPartials>>
+    : std::true_type {};
+struct NoDotPartials {
+  void reset(size_t) {}
+};
+template <class S, bool = HasDotPartials<S>::value> struct DotPartialsOf {
+  using type = NoDotPartials;
+};
+template <class S> struct DotPartialsOf<S, true> {
+  using type = typename S::DotPartials;
+};
 
 /// Below this many scalar operations a parallel loop is not worth the
 /// thread start-up (tens of microseconds).
@@ -329,6 +358,44 @@ private:
     return a;
   }
 
+  /// For each op of block graph `b`: the accumulator op an in-loop matmul's
+  /// products go straight into (exact partial sums, see the file comment),
+  /// or -1. Only where the domain keeps exact partial sums, the matmul's
+  /// result has no other reader, and the accumulator is a plain sum (adds
+  /// its operand as is and finishes nothing).
+  std::vector<int> fusedMatmulAccums(const UGraph &b,
+                                     llvm::ArrayRef<BlockStage> stages) const {
+    std::vector<int> into(b.ops.size(), -1);
+    if constexpr (detail::HasDotPartials<Sem>::value) {
+      std::vector<int> readers(b.values.size(), 0);
+      for (const UOp &op : b.ops)
+        for (int32_t v : op.operands)
+          ++readers[v];
+      for (int32_t o : b.outputs)
+        ++readers[o];
+      std::vector<int> producer(b.values.size(), -1);
+      for (size_t i = 0; i < b.ops.size(); ++i)
+        for (int32_t r : b.ops[i].results)
+          producer[r] = i;
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        const UOp &acc = b.ops[i];
+        if (stages[i] != BlockStage::Accumulate || acc.operands.size() != 1)
+          continue;
+        AccumRule rule = accumRule(acc);
+        if (rule.combine != AccumCombine::Add || rule.reducesLastDim ||
+            rule.squaresOperand || rule.finishes())
+          continue;
+        int32_t v = acc.operands[0];
+        int m = producer[v];
+        if (m < 0 || readers[v] != 1 || stages[m] != BlockStage::InLoop ||
+            b.ops[m].kind != OpKind::Matmul)
+          continue;
+        into[m] = i;
+      }
+    }
+    return into;
+  }
+
   void runBlock(const UGraph &b, llvm::ArrayRef<Source> inputs,
                 const GridDims &blockIdx, const std::vector<int> &outputIndex,
                 std::vector<T> &outputs) const {
@@ -342,6 +409,14 @@ private:
     llvm::SmallVector<BlockStage, 16> stages;
     for (const UOp &op : b.ops)
       stages.push_back(blockStage(b, op));
+    // Matmuls summed straight into their accumulator's exact partial sums.
+    std::vector<int> fusedInto = fusedMatmulAccums(b, stages);
+    std::vector<char> fusedAccum(b.ops.size(), 0);
+    for (int a : fusedInto)
+      if (a >= 0)
+        fusedAccum[a] = 1;
+    using Partials = typename detail::DotPartialsOf<Sem>::type;
+    std::vector<Partials> partials(b.ops.size());
     for (int64_t it = 0; it < b.forloopRange; ++it) {
       for (size_t i = 0; i < b.ops.size(); ++i) {
         const UOp &op = b.ops[i];
@@ -360,10 +435,18 @@ private:
           break;
         }
         case BlockStage::Accumulate:
-          accumulate(b, op, vals, acc[i]);
+          if (!fusedAccum[i])
+            accumulate(b, op, vals, acc[i]);
           break;
         case BlockStage::InLoop:
-          runTensorOp(b, op, at, vals);
+          if (fusedInto[i] >= 0) {
+            Partials &p = partials[fusedInto[i]];
+            if (it == 0)
+              p.reset(numElements(b.values[op.results[0]].shape));
+            matmulAccumulate(*at[op.operands[0]], *at[op.operands[1]], p);
+          } else {
+            runTensorOp(b, op, at, vals);
+          }
           break;
         case BlockStage::AfterLoop:
         case BlockStage::Save:
@@ -376,6 +459,8 @@ private:
       const UOp &op = b.ops[i];
       switch (stages[i]) {
       case BlockStage::Accumulate:
+        if (fusedAccum[i])
+          acc[i] = partialValues(partials[i], b.values[op.results[0]].shape);
         vals[op.results[0]] = finishAccum(b, op, std::move(*acc[i]));
         break;
       case BlockStage::Save: {
@@ -392,6 +477,40 @@ private:
         break;
       }
     }
+  }
+
+  /// a·b (batched like matmul) added into exact partial sums, one per
+  /// element of the product.
+  template <class Partials>
+  void matmulAccumulate(const T &a, const T &b, Partials &acc) const {
+    if constexpr (detail::HasDotPartials<Sem>::value) {
+      size_t r = a.shape.size();
+      int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+      int64_t rows = std::min<int64_t>(m, 8);
+      int64_t cols = tileColumns(rows);
+      int64_t batch = a.size() / (m * k);
+      for (int64_t bt = 0; bt < batch; ++bt) {
+        const V *pa = a.data.data() + bt * m * k;
+        const V *pb = b.data.data() + bt * k * n;
+        for (int64_t i0 = 0; i0 < m; i0 += rows)
+          for (int64_t j0 = 0; j0 < n; j0 += cols) {
+            int64_t j1 = std::min(n, j0 + cols);
+            sem.dotTileAccumulate(
+                pa, k, acc, bt * m * n, n, i0, std::min(m, i0 + rows), j0, j1,
+                [&](int64_t kk) -> const V * { return pb + kk * n + j0; });
+          }
+      }
+    }
+  }
+
+  /// The reduced values of exact partial sums, as a tensor of `shape`.
+  template <class Partials>
+  T partialValues(const Partials &acc, const Shape &shape) const {
+    T out(shape, sem.zero());
+    if constexpr (detail::HasDotPartials<Sem>::value)
+      for (int64_t e = 0; e < out.size(); ++e)
+        out.data[e] = sem.dotPartialValue(acc, e);
+    return out;
   }
 
   /// One iteration's contribution of an accumulator operand (AccumRules.h).

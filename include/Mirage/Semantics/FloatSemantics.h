@@ -55,6 +55,12 @@ inline double applyUnaryF64(UnaryKind k, double x, double scalar) {
 }
 
 /// float64 scalar domain.
+/// acc[i·w + j] += Σ_{t<kn} a[i·lda + t]·b[t·w + j] for i < rows, j < w,
+/// each sum a left fold in ascending t without fused multiply-adds
+/// (FloatDot.cpp), so bit-identical to the element-wise loop.
+void float64DotBlock(const double *a, int64_t lda, const double *b,
+                     int64_t rows, int64_t w, int64_t kn, double *acc);
+
 struct Float64Semantics {
   using Value = double;
   Value zero() const { return 0.0; }
@@ -73,14 +79,15 @@ struct Float64Semantics {
   /// The evaluator's matmul tile (Evaluator.h, "Optional fast path"):
   /// pc[i·n + j0 + j] = Σ_kk pa[i·k + kk]·b[kk][j0 + j], each sum a left
   /// fold from 0.0 in ascending kk, as the element-wise loop computes it, so
-  /// the result is bit-identical. The sums of eight outputs stay in
+  /// the result is bit-identical. The sums of 16 outputs stay in
   /// registers over a block of 64 rows of b (copied once), where the
-  /// element-wise loop loaded and stored its output for every product.
+  /// element-wise loop loaded and stored its output for every product
+  /// (float64DotBlock, compiled for wide vectors).
   static constexpr size_t kDotTileBytes = sizeof(double);
   template <class RowOfB>
   void dotTile(const double *pa, int64_t k, double *pc, int64_t n, int64_t i0,
                int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
-    constexpr int64_t kBlock = 64, kGroup = 8;
+    constexpr int64_t kBlock = 64;
     int64_t rows = i1 - i0, w = j1 - j0;
     thread_local std::vector<double> bt, acc;
     bt.resize(kBlock * w);
@@ -91,29 +98,8 @@ struct Float64Semantics {
         const double *row = rowOfB(k0 + t);
         std::copy(row, row + w, bt.data() + t * w);
       }
-      for (int64_t i = 0; i < rows; ++i) {
-        const double *ai = pa + (i0 + i) * k + k0;
-        double *ci = acc.data() + i * w;
-        int64_t j = 0;
-        for (; j + kGroup <= w; j += kGroup) {
-          double s[kGroup];
-          for (int64_t g = 0; g < kGroup; ++g)
-            s[g] = ci[j + g];
-          for (int64_t t = 0; t < kn; ++t) {
-            const double *bj = bt.data() + t * w + j;
-            for (int64_t g = 0; g < kGroup; ++g)
-              s[g] = s[g] + ai[t] * bj[g];
-          }
-          for (int64_t g = 0; g < kGroup; ++g)
-            ci[j + g] = s[g];
-        }
-        for (; j < w; ++j) {
-          double s = ci[j];
-          for (int64_t t = 0; t < kn; ++t)
-            s = s + ai[t] * bt[t * w + j];
-          ci[j] = s;
-        }
-      }
+      float64DotBlock(pa + i0 * k + k0, k, bt.data(), rows, w, kn,
+                      acc.data());
     }
     for (int64_t i = 0; i < rows; ++i)
       std::copy(acc.data() + i * w, acc.data() + (i + 1) * w,
