@@ -330,6 +330,15 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
   return x;
 }
 
+MIRAGE_VECTOR_CLONES
+void mirage::ff::splitResidues(const FieldValue *row, int64_t w, uint64_t *p,
+                               uint64_t *q) {
+  for (int64_t j = 0; j < w; ++j) {
+    p[j] = row[j].p;
+    q[j] = row[j].q;
+  }
+}
+
 namespace mirage::ff::detail {
 /// Mode U's draw of a range of counter elements; the one loop of the
 /// verifier compiled for wide vectors (VectorClones.h): two SplitMix64

@@ -37,6 +37,10 @@ static_assert((unsigned __int128)(Modulus::kMax - 1) * (Modulus::kMax - 1) <=
                   ~(unsigned __int128)0 / kDotBlock,
               "a block of products must sum in 128 bits");
 
+/// p[j] = row[j].p, q[j] = row[j].q for j < w: a row of b split into one
+/// array per field (FiniteField.cpp, compiled for wide vectors).
+void splitResidues(const FieldValue *row, int64_t w, uint64_t *p, uint64_t *q);
+
 /// acc[i·accStride + j] += Σ_{t<kn} a[i·16 + t]·b[t·w + j] for i < rows,
 /// j < w, in one field: a is rows × 16 (row stride 16), b is kn × w
 /// (row-major, plain residues), kn ≤ 16. The full block (KN = 16) has its k loop unrolled;
@@ -84,13 +88,14 @@ inline void dotBlock(const uint64_t *a, const uint64_t *b, int64_t rows,
 /// Adds Σ_kk pa[i·k + kk]·b[kk][j0 + j] into the exact sums accP/accQ[(i −
 /// i0)·accStride + j] for i ∈ [i0, i1), j < j1 − j0 (one per field, not
 /// reduced), and marks undef[(i − i0)·accStride + j] where an operand of the
-/// sum had its q part undefined; rowOfB(kk) points at b[kk][j0] (valid
-/// until the next call).
+/// sum had its q part undefined (columns of b are looked at only with
+/// `trackUndefined`: only mode I has such values); rowOfB(kk) points at
+/// b[kk][j0] (valid until the next call).
 template <class RowOfB>
 void fieldDotAccumulate(const FieldValue *pa, int64_t k, DotSum *accP,
                         DotSum *accQ, char *undef, int64_t accStride,
                         int64_t i0, int64_t i1, int64_t j0, int64_t j1,
-                        RowOfB &&rowOfB) {
+                        bool trackUndefined, RowOfB &&rowOfB) {
   int64_t rows = i1 - i0, w = j1 - j0;
   // Scratch reused by every tile of this thread (a block graph runs many
   // small tiles; allocating per tile showed in profiles).
@@ -113,11 +118,10 @@ void fieldDotAccumulate(const FieldValue *pa, int64_t k, DotSum *accP,
     for (int64_t t = 0; t < kn; ++t) {
       uint64_t *bp = bPd + t * w, *bq = bQd + t * w;
       const FieldValue *row = rowOfB(k0 + t);
-      for (int64_t j = 0; j < w; ++j) {
-        bp[j] = row[j].p;
-        bq[j] = row[j].q;
-        colU[j] |= row[j].qUndef();
-      }
+      splitResidues(row, w, bp, bq);
+      if (trackUndefined)
+        for (int64_t j = 0; j < w; ++j)
+          colU[j] |= row[j].qUndef();
     }
     for (int64_t i = 0; i < rows; ++i) {
       const FieldValue *ai = pa + (i0 + i) * k + k0;
@@ -150,7 +154,8 @@ void fieldDotAccumulate(const FieldValue *pa, int64_t k, DotSum *accP,
 template <class RowOfB>
 void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
                   FieldValue *pc, int64_t n, int64_t i0, int64_t i1,
-                  int64_t j0, int64_t j1, RowOfB &&rowOfB) {
+                  int64_t j0, int64_t j1, bool trackUndefined,
+                  RowOfB &&rowOfB) {
   int64_t rows = i1 - i0, w = j1 - j0;
   thread_local std::vector<DotSum> accP, accQ;
   thread_local std::vector<char> undef;
@@ -158,7 +163,7 @@ void fieldDotTile(const FieldModuli &mod, const FieldValue *pa, int64_t k,
   accQ.assign(rows * w, DotSum{});
   undef.assign(rows * w, 0);
   fieldDotAccumulate(pa, k, accP.data(), accQ.data(), undef.data(), w, i0, i1,
-                     j0, j1, rowOfB);
+                     j0, j1, trackUndefined, rowOfB);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < w; ++j) {
       pc[(i0 + i) * n + j0 + j] =
@@ -186,7 +191,8 @@ void FiniteFieldSemantics::dotTile(const Value *pa, int64_t k, Value *pc,
                                    int64_t n, int64_t i0, int64_t i1,
                                    int64_t j0, int64_t j1,
                                    RowOfB &&rowOfB) const {
-  fieldDotTile(mod, pa, k, pc, n, i0, i1, j0, j1, rowOfB);
+  fieldDotTile(mod, pa, k, pc, n, i0, i1, j0, j1,
+               mode == ExpMode::Interpreted, rowOfB);
 }
 
 template <class RowOfB>
@@ -197,7 +203,8 @@ void FiniteFieldSemantics::dotTileAccumulate(const Value *pa, int64_t k,
                                              RowOfB &&rowOfB) const {
   int64_t at = base + i0 * n + j0;
   fieldDotAccumulate(pa, k, acc.p.data() + at, acc.q.data() + at,
-                     acc.qUndef.data() + at, n, i0, i1, j0, j1, rowOfB);
+                     acc.qUndef.data() + at, n, i0, i1, j0, j1,
+                     mode == ExpMode::Interpreted, rowOfB);
 }
 
 inline FieldValue
