@@ -330,13 +330,23 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
   return x;
 }
 
+namespace {
+/// splitResidues' loop, compiled for wide vectors (VectorClones.h); Clang
+/// wants a multiversioned function's first declaration to carry the
+/// attribute, so the header's function calls this one.
 MIRAGE_VECTOR_CLONES
-void mirage::ff::splitResidues(const FieldValue *row, int64_t w, uint64_t *p,
-                               uint64_t *q) {
+void splitResidueClones(const mirage::ff::FieldValue *row, int64_t w,
+                        uint64_t *p, uint64_t *q) {
   for (int64_t j = 0; j < w; ++j) {
     p[j] = row[j].p;
     q[j] = row[j].q;
   }
+}
+} // namespace
+
+void mirage::ff::splitResidues(const FieldValue *row, int64_t w, uint64_t *p,
+                               uint64_t *q) {
+  splitResidueClones(row, w, p, q);
 }
 
 namespace mirage::ff::detail {

@@ -149,13 +149,22 @@ NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
   return res;
 }
 
+namespace {
 /// The elements [begin, begin + count) of the tensor keyed `tensorKey`, one
-/// counter word each; compiled for wide vectors (VectorClones.h).
+/// counter word each; compiled for wide vectors (VectorClones.h). Clang
+/// wants a multiversioned function's first declaration to carry the
+/// attribute, so the header's function calls this one.
 MIRAGE_VECTOR_CLONES
-void mirage::fillSymmetricUnits(uint64_t tensorKey, int64_t begin,
-                                int64_t count, double *out) {
+void fillSymmetricUnitClones(uint64_t tensorKey, int64_t begin, int64_t count,
+                             double *out) {
   for (int64_t e = 0; e < count; ++e)
     out[e] = symmetricUnit(counterWord(tensorKey, (uint64_t)(begin + e), 0));
+}
+} // namespace
+
+void mirage::fillSymmetricUnits(uint64_t tensorKey, int64_t begin,
+                                int64_t count, double *out) {
+  fillSymmetricUnitClones(tensorKey, begin, count, out);
 }
 
 double mirage::float64Disagreement(const UGraph &cand, const UGraph &ref,

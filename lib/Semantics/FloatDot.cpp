@@ -14,29 +14,17 @@
 
 #include <cstring>
 
-// The helpers below pass 64-byte vectors by value; they are inlined into
-// each clone, so no call crosses an ABI boundary (GCC warns regardless).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-
 namespace {
 /// Eight doubles as one value (GCC/Clang vector extension): each clone
 /// lowers it to what it has (one AVX-512 register, two AVX2 ones, four SSE2
-/// ones), element-wise, so every element's arithmetic is the same.
+/// ones), element-wise, so every element's arithmetic is the same. Loaded
+/// and stored with memcpy in place: a Vec8 never crosses a call (its ABI
+/// differs between the clones).
 typedef double Vec8 __attribute__((vector_size(64)));
-[[gnu::always_inline]] inline Vec8 load8(const double *p) {
-  Vec8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[gnu::always_inline]] inline void store8(double *p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
-} // namespace
 
 MIRAGE_VECTOR_CLONES
-void mirage::float64DotBlock(const double *a, int64_t lda, const double *b,
-                             int64_t rows, int64_t w, int64_t kn,
-                             double *acc) {
+void dotBlockClones(const double *a, int64_t lda, const double *b,
+                    int64_t rows, int64_t w, int64_t kn, double *acc) {
   // 16 columns at a time in two independent sums, so the additions of
   // consecutive t overlap.
   for (int64_t i = 0; i < rows; ++i) {
@@ -44,15 +32,19 @@ void mirage::float64DotBlock(const double *a, int64_t lda, const double *b,
     double *ci = acc + i * w;
     int64_t j = 0;
     for (; j + 16 <= w; j += 16) {
-      Vec8 s0 = load8(ci + j), s1 = load8(ci + j + 8);
+      Vec8 s0, s1, b0, b1;
+      std::memcpy(&s0, ci + j, sizeof s0);
+      std::memcpy(&s1, ci + j + 8, sizeof s1);
       for (int64_t t = 0; t < kn; ++t) {
         const double *bj = b + t * w + j;
+        std::memcpy(&b0, bj, sizeof b0);
+        std::memcpy(&b1, bj + 8, sizeof b1);
         double x = ai[t];
-        s0 = s0 + x * load8(bj);
-        s1 = s1 + x * load8(bj + 8);
+        s0 = s0 + x * b0;
+        s1 = s1 + x * b1;
       }
-      store8(ci + j, s0);
-      store8(ci + j + 8, s1);
+      std::memcpy(ci + j, &s0, sizeof s0);
+      std::memcpy(ci + j + 8, &s1, sizeof s1);
     }
     for (; j < w; ++j) {
       double s = ci[j];
@@ -61,4 +53,11 @@ void mirage::float64DotBlock(const double *a, int64_t lda, const double *b,
       ci[j] = s;
     }
   }
+}
+} // namespace
+
+void mirage::float64DotBlock(const double *a, int64_t lda, const double *b,
+                             int64_t rows, int64_t w, int64_t kn,
+                             double *acc) {
+  dotBlockClones(a, lda, b, rows, w, kn, acc);
 }
