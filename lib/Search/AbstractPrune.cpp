@@ -19,16 +19,30 @@ namespace {
 /// kind, sub-kind and operand count; dim; size; scalar; the for-loop range;
 /// each operand's expression and shape (rank ≤ 4, dims < 2^16, packed).
 using OpKey = std::array<int64_t, 9>;
-struct OpKeyHash {
-  size_t operator()(const OpKey &k) const {
+/// Open addressing (llvm::DenseMap) for the memo: node-based maps cost a
+/// cache miss per lookup. Kinds are small, so word 0 never takes the
+/// empty or tombstone value.
+struct OpKeyInfo {
+  static OpKey getEmptyKey() {
+    OpKey k{};
+    k[0] = -1;
+    return k;
+  }
+  static OpKey getTombstoneKey() {
+    OpKey k{};
+    k[0] = -2;
+    return k;
+  }
+  static unsigned getHashValue(const OpKey &k) {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (int64_t w : k) {
       h ^= uint64_t(w);
       h *= 0xff51afd7ed558ccdull;
       h ^= h >> 32;
     }
-    return h;
+    return unsigned(h);
   }
+  static bool isEqual(const OpKey &a, const OpKey &b) { return a == b; }
 };
 
 /// What a worker thread remembers across its enumerations (every pattern
@@ -39,7 +53,7 @@ struct OpKeyHash {
 /// and the arena's interning (a locked hash lookup per canonicalising step)
 /// was the largest cost per state.
 struct ThreadMemo {
-  std::unordered_map<OpKey, ExprId, OpKeyHash> results;
+  llvm::DenseMap<OpKey, ExprId, OpKeyInfo> results;
   llvm::DenseMap<ExprId, bool> verdicts;
   llvm::DenseMap<std::pair<ExprId, unsigned>, bool> outputVerdicts;
 };
@@ -97,7 +111,7 @@ public:
       for (size_t i = 0; i < op.results.size(); ++i)
         exprs.push_back(i < rs.size() ? rs[i] : state->arena.unknown());
       if (key)
-        memo.results.emplace(*key, exprs[value]);
+        memo.results.try_emplace(*key, exprs[value]);
     }
     ExprId e = exprs[value];
     auto [it, inserted] = memo.verdicts.try_emplace(e, true);
