@@ -52,6 +52,7 @@ struct OpKeyInfo {
 /// operator on the same operand expressions and shapes in many prefixes,
 /// and the arena's interning (a locked hash lookup per canonicalising step)
 /// was the largest cost per state.
+constexpr size_t kMaxMemoEntries = size_t(1) << 18;
 struct ThreadMemo {
   llvm::DenseMap<OpKey, ExprId, OpKeyInfo> results;
   llvm::DenseMap<ExprId, bool> verdicts;
@@ -110,8 +111,14 @@ public:
           applyOp(state->arena, block, op, exprs);
       for (size_t i = 0; i < op.results.size(); ++i)
         exprs.push_back(i < rs.size() ? rs[i] : state->arena.unknown());
-      if (key)
+      if (key) {
+        // Bounded memory (QKNorm's 33 M states grew it to hundreds of MB):
+        // the entries are pure functions of their keys, so dropping them
+        // changes only the time.
+        if (memo.results.size() >= kMaxMemoEntries)
+          memo.results.clear();
         memo.results.try_emplace(*key, exprs[value]);
+      }
     }
     ExprId e = exprs[value];
     auto [it, inserted] = memo.verdicts.try_emplace(e, true);
