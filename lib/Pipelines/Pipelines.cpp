@@ -25,6 +25,8 @@ void mirage::buildSuperoptimizePipeline(
   so.reportPath = options.report;
   so.prune = options.prune;
   so.pruneZ3 = options.pruneZ3;
+  so.pruneExpDepth = options.pruneExpDepth;
+  so.pruneOutputs = options.pruneOutputs;
   so.costBound = options.costBound;
   so.splitReducedClasses = options.splitReducedClasses;
   so.splitKernels = options.splitKernels;

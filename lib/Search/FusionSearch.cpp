@@ -183,6 +183,7 @@ FusionSearchResult mirage::search::searchFusedKernel(
   }
   result.stats.states = ctx.states;
   result.stats.pruned = ctx.pruned;
+  result.stats.outputsPruned = ctx.outputsPruned;
   result.stats.candidates = ctx.candidates;
   result.stats.probeVerified = ctx.verified;
   result.stats.timedOut = ctx.timedOut;

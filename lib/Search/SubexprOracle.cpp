@@ -45,7 +45,11 @@ constexpr int kExpCoord = kOtherPrime + 1;
 constexpr int kSqrtCoord = kExpCoord + 1;
 constexpr int kFn1Base = kSqrtCoord + 1;
 constexpr int kFn2Base = kFn1Base + kNumFn1;
-constexpr int kCoords = kFn2Base + kNumFn2;
+/// The exp nesting depth, a model of its own (docs/Rationale/
+/// SearchSpace.md, "The exp-depth model"): every operator is the maximum of
+/// its operands' depths, exp adds one.
+constexpr int kExpDepth = kFn2Base + kNumFn2;
+constexpr int kCoords = kExpDepth + 1;
 constexpr int32_t kInf = 1 << 29;
 
 using Val = std::array<int32_t, kCoords>;
@@ -188,6 +192,8 @@ struct SubexprOracle::Impl {
   std::mutex statsMutex;
   SubexprOracleStats stats;
 
+  bool useExpDepth = true;
+
   Val valuation(const ExprArena &A, ExprId id) {
     {
       std::lock_guard<std::mutex> lock(valMutex);
@@ -251,6 +257,16 @@ struct SubexprOracle::Impl {
       v[kFn2Base + n.sym] = satAdd(v[kFn2Base + n.sym], 1);
       break;
     }
+    // The exp-depth coordinate: the maximum over the operands (mul and div
+    // included, whose other coordinates add), plus one under exp.
+    int32_t depth = 0;
+    if (useExpDepth) {
+      for (ExprId o : n.ops)
+        depth = std::max(depth, valuation(A, o)[kExpDepth]);
+      if (n.kind == ExprKind::Exp)
+        depth = satAdd(depth, 1);
+    }
+    v[kExpDepth] = depth;
     std::lock_guard<std::mutex> lock(valMutex);
     vals.emplace(id, v);
     return v;
@@ -258,7 +274,9 @@ struct SubexprOracle::Impl {
 };
 
 SubexprOracle::SubexprOracle(const ExprArena &arena, SubexprOracleOptions opts)
-    : arena(arena), opts(opts), impl(new Impl) {}
+    : arena(arena), opts(opts), impl(new Impl) {
+  impl->useExpDepth = opts.useExpDepth;
+}
 SubexprOracle::~SubexprOracle() = default;
 
 SubexprOracleStats SubexprOracle::stats() const {

@@ -127,6 +127,7 @@ struct SuperoptimizePass
   search::SubexprOracleOptions oracleOptions() const {
     search::SubexprOracleOptions o;
     o.useZ3 = pruneZ3;
+    o.useExpDepth = pruneExpDepth;
     return o;
   }
 
@@ -134,6 +135,8 @@ struct SuperoptimizePass
   std::string optionKey() const {
     return "fusion-v1;max_block_ops=" + std::to_string(maxBlockOps) +
            ";prune=" + std::to_string(prune) +
+           ";prune_exp_depth=" + std::to_string(pruneExpDepth) +
+           ";prune_outputs=" + std::to_string(pruneOutputs) +
            ";cost_bound=" + std::to_string(costBound) +
            ";split_reduced=" + std::to_string(splitReducedClasses) +
            ";split_kernels=" + std::to_string(splitKernels);
@@ -145,6 +148,7 @@ struct SuperoptimizePass
     numPatternsBounded += st.patternsBounded;
     numStates += st.states;
     numPruned += st.pruned;
+    numOutputsPruned += st.outputsPruned;
     numCandidates += st.candidates;
     numProbeVerified += st.probeVerified;
     numInstances += st.instances;
@@ -208,6 +212,7 @@ struct SuperoptimizePass
       opts.target = target;
       opts.splitReducedClasses = splitReducedClasses;
       opts.splitKernels = splitKernels;
+      opts.pruneOutputs = pruneOutputs;
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);

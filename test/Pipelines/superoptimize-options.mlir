@@ -3,7 +3,7 @@
 // option to mirage-superoptimize.
 // RUN: mirage-opt %s --mirage-superoptimize --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
 // RUN: mirage-opt %s --mirage-superoptimize-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
-// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 threads=1 time-budget=5 prune=false prune-z3=true cost-bound=false split-reduced-classes=true split-kernels=false progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
+// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 threads=1 time-budget=5 prune=false prune-z3=true prune-exp-depth=false prune-outputs=false cost-bound=false split-reduced-classes=true split-kernels=false progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
 
 module {}
 
@@ -13,6 +13,8 @@ module {}
 // DEFAULTS-SAME: progress=true
 // DEFAULTS-SAME: progress-after=3.000000e+00
 // DEFAULTS-SAME: prune=true
+// DEFAULTS-SAME: prune-exp-depth=true
+// DEFAULTS-SAME: prune-outputs=true
 // DEFAULTS-SAME: prune-z3=false
 // DEFAULTS-SAME: split-kernels=true
 // DEFAULTS-SAME: split-reduced-classes=false
@@ -27,6 +29,8 @@ module {}
 // SET-SAME: progress=false
 // SET-SAME: progress-after=5.000000e-01
 // SET-SAME: prune=false
+// SET-SAME: prune-exp-depth=false
+// SET-SAME: prune-outputs=false
 // SET-SAME: prune-z3=true
 // SET-SAME: split-kernels=false
 // SET-SAME: split-reduced-classes=true

@@ -1,7 +1,10 @@
 //===- FusionSearchTest.cpp - Tests of the fused-kernel search ------------===//
+#include "Mirage/Search/AbstractPrune.h"
 #include "Mirage/Search/CostModel.h"
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/IndexAlignment.h"
+// The probe stage is private to the search library.
+#include "FusionSearch/Stages.h"
 
 #include "TestGraphs.h"
 
@@ -271,4 +274,92 @@ TEST(FusionSearch, CostFloorSkipsPatternsThatCannotWin) {
   const UGraph &bb = bounded.best.bodies[bounded.best.ops[0].body];
   EXPECT_EQ(pb.grid, bb.grid);
   EXPECT_EQ(pb.ops.size(), bb.ops.size());
+}
+
+//===----------------------------------------------------------------------===//
+// Pruning for GQA (docs/Rationale/SearchSpace.md, "Pruning refinements")
+//===----------------------------------------------------------------------===//
+
+/// Searches with abstract-expression pruning (no Z3), costed by the model.
+static FusionSearchResult searchPruned(const UGraph &ref,
+                                       FusionSearchOptions opts,
+                                       bool expDepth = true) {
+  opts.threads = 2;
+  SubexprOracleOptions oracle;
+  oracle.useZ3 = false;
+  oracle.useExpDepth = expDepth;
+  return searchFusedKernel(
+      ref, opts, [](const UGraph &g) { return estimateCost(g).seconds; },
+      abstractExprPruneFactory(oracle));
+}
+
+/// Counts the block operators of every kernel of `g` by kind (and unary or
+/// binary sub-kind where given).
+static unsigned countBlockOps(const UGraph &g, OpKind kind, int32_t sub = -1) {
+  unsigned n = 0;
+  for (const UOp &k : g.ops)
+    for (const UOp &op : g.bodies[k.body].ops)
+      n += op.kind == kind && (sub < 0 || op.sub == sub);
+  return n;
+}
+
+// Decode attention with many keys: with both refinements on (the defaults)
+// the search finds flash-decoding, a split kernel that accumulates the
+// exp-sum and the exp-weighted V sum and a combine that divides, and no
+// block graph that was verified at probe shapes is lost by the output test.
+TEST(FusionSearch, GqaFindsSplitKvWithOutputPruning) {
+  UGraph ref = test::gqaReference(2, 64, 64, 4096);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+  ASSERT_EQ(r.best.ops.size(), 2u); // split kernel + combine
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Matmul), 2u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Unary, (int32_t)UnaryKind::exp), 1u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::div),
+            1u);
+  // Kernel 1 saves two partials (exp-sum, V sum); kernel 2 folds both.
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Accum), 4u);
+  EXPECT_GT(r.stats.outputsPruned, 0u);
+  EXPECT_LE(r.stats.outputsPruned, r.stats.pruned);
+}
+
+// The output test and the exp-depth model only drop candidates and prefixes
+// that cannot be equivalent: every probe-verified block graph of the
+// ablation is still found, with far fewer candidates checked.
+TEST(FusionSearch, GqaPruningRefinementsKeepEveryVerifiedGraph) {
+  UGraph ref = test::gqaReference(2, 64, 64, 4096);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 5;
+  opts.pruneOutputs = false;
+  FusionSearchResult plain = searchPruned(ref, opts, /*expDepth=*/false);
+  opts.pruneOutputs = true;
+  FusionSearchResult refined = searchPruned(ref, opts, /*expDepth=*/true);
+  EXPECT_FALSE(plain.stats.timedOut || refined.stats.timedOut);
+  EXPECT_GT(plain.stats.probeVerified, 0u);
+  EXPECT_EQ(refined.stats.probeVerified, plain.stats.probeVerified);
+  EXPECT_EQ(plain.stats.outputsPruned, 0u);
+  EXPECT_LT(refined.stats.states, plain.stats.states);
+  EXPECT_LT(refined.stats.candidates * 4, plain.stats.candidates);
+  EXPECT_EQ(refined.found, plain.found);
+  if (refined.found)
+    EXPECT_EQ(refined.bestSeconds, plain.bestSeconds);
+}
+
+// Probe extents: no class's probe extent, full or halved by a grid axis or
+// the for-loop, equals another large class's (GQA's 4096 keys halved used
+// to line up with its 256 query rows).
+TEST(FusionSearch, ProbeExtentsDoNotAlignByAccident) {
+  fusion::Probe p = fusion::makeProbe(test::gqaReference(2, 256, 64, 4096));
+  ASSERT_TRUE(p.ok);
+  ASSERT_EQ(p.extent.size(), 5u); // heads, rows, d, keys, V columns
+  for (size_t i = 0; i < p.extent.size(); ++i)
+    for (size_t j = 0; j < p.extent.size(); ++j) {
+      if (i == j || p.extent[i] < 8 || p.extent[j] < 8)
+        continue;
+      for (int64_t a : {p.extent[i], p.extent[i] / 2})
+        for (int64_t b : {p.extent[j], p.extent[j] / 2})
+          EXPECT_NE(a, b) << "classes " << i << " and " << j;
+    }
 }

@@ -13,29 +13,16 @@
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/CostModel.h"
 
+#include "TestGraphs.h"
+
 #include <gtest/gtest.h>
 
 using namespace mirage;
 using namespace mirage::search;
 using namespace mirage::search::fusion;
+using mirage::test::gqaReference;
 
 namespace {
-
-/// O = (exp(Q@K) / Σ_keys exp(Q@K)) @ V over `heads` KV heads: Q
-/// [heads, rows, d], K [heads, d, keys], V [heads, keys, d].
-UGraph gqaReference(int64_t heads, int64_t rows, int64_t d, int64_t keys) {
-  UGraph g(Level::Kernel);
-  int32_t q = g.addInput({heads, rows, d}, ElemType::F16);
-  int32_t k = g.addInput({heads, d, keys}, ElemType::F16);
-  int32_t v = g.addInput({heads, keys, d}, ElemType::F16);
-  int32_t s = g.addMatmul(q, k);
-  int32_t e = g.addUnary(UnaryKind::exp, s);
-  int32_t den = g.addReduce(ReduceKind::sum, e, 2);
-  int32_t p = g.addBinary(BinaryKind::div, e, den);
-  g.markOutput(g.addMatmul(p, v));
-  EXPECT_TRUE(g.error.empty()) << g.error;
-  return g;
-}
 
 /// The one-kernel form the search finds for it under the pattern (grid:
 /// heads, rows; for-loop: keys): exp-sum and exp-weighted V sum

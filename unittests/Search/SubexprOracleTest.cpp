@@ -146,6 +146,63 @@ TEST(SubexprOracle, CacheAndThroughput) {
               st.z3Seconds * 1e3);
 }
 
+/// E_O of GQA attention at probe-like sizes: Σ_keys exp(S)/Σ_keys exp(S) · V
+/// with S = Σ_d Q·K (d = 12, keys = 20).
+struct Attention {
+  ExprId q, k, v, s, e, den, out;
+  explicit Attention(ExprArena &A)
+      : q(A.var(0)), k(A.var(1)), v(A.var(2)), s(A.sum(12, A.mul(q, k))),
+        e(A.exp(s)), den(A.sum(20, e)),
+        out(A.sum(20, A.mul(A.div(e, den), v))) {}
+};
+
+// The exp-depth coordinate refutes a nested exp against attention's single
+// exp; the other coordinates send everything under an exp to infinity and
+// cannot. The split-KV graph's values stay kept.
+TEST(SubexprOracle, ExpDepthRefutesNestedExp) {
+  ExprArena A;
+  Attention at(A);
+  ExprId t[] = {at.out};
+  SubexprOracleOptions off;
+  off.useZ3 = false;
+  off.useExpDepth = false;
+  SubexprOracleOptions on = off;
+  on.useExpDepth = true;
+  SubexprOracle without(A, off), with(A, on);
+  ExprId nested = A.exp(at.e);
+  EXPECT_TRUE(without.keep(nested, t));
+  EXPECT_FALSE(with.keep(nested, t));
+  EXPECT_FALSE(with.keep(A.sum(20, A.mul(A.exp(A.exp(at.s)), at.v)), t));
+  // Flash-decoding's values: S, exp(S), its sum, the exp-weighted V sum, the
+  // division.
+  ExprId num = A.sum(20, A.mul(at.e, at.v));
+  for (ExprId x : {at.s, at.e, at.den, num, A.div(num, at.den)})
+    EXPECT_TRUE(with.keep(x, t)) << A.toString(x);
+}
+
+// The reverse test of prune-outputs: the reference output below a saved
+// value's expression. Saved values with no division or too few summed keys
+// are refuted; the split-KV output, A_eq-equal to E_O, is not.
+TEST(SubexprOracle, ReverseTestOnOutputs) {
+  ExprArena A;
+  Attention at(A);
+  SubexprOracleOptions opts;
+  opts.useZ3 = false;
+  SubexprOracle o(A, opts);
+  ExprId num = A.sum(20, A.mul(at.e, at.v));
+  ExprId flash = A.div(num, at.den);
+  EXPECT_NE(o.query(at.out, flash), SubexprAnswer::No);
+  // exp(S)·V summed, never divided: forward test keeps it, reverse refutes.
+  EXPECT_TRUE(o.keep(num, {at.out}));
+  EXPECT_EQ(o.query(at.out, num), SubexprAnswer::No);
+  // The numerator summed over one key tile of 4 (a missing accumulator):
+  // the forward test keeps it, the reverse one sees too few summed terms
+  // (20 = 4·5 keys in E_O; a tile of 10 would still carry the 5).
+  ExprId part = A.div(A.sum(4, A.mul(at.e, at.v)), at.den);
+  EXPECT_TRUE(o.keep(part, {at.out}));
+  EXPECT_EQ(o.query(at.out, part), SubexprAnswer::No);
+}
+
 TEST(SubexprOracle, UnknownIsKept) {
   ExprArena A;
   SubexprOracleOptions opts;

@@ -41,6 +41,10 @@ UGraph rmsEpsMatmulReference(int64_t m, int64_t k, int64_t n, double eps,
 UGraph rmsEpsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
                          int64_t loop, double eps);
 
+/// O = (exp(Q@K) / Σ_keys exp(Q@K)) @ V over `heads` KV heads (GQA decode
+/// attention): Q [heads, rows, d], K [heads, d, keys], V [heads, keys, d].
+UGraph gqaReference(int64_t heads, int64_t rows, int64_t d, int64_t keys);
+
 /// A context with the Mirage dialects and `func` loaded; with `quiet`,
 /// diagnostics are dropped instead of printed.
 std::unique_ptr<mlir::MLIRContext> makeMirageContext(bool quiet = false);

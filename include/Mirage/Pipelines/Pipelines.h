@@ -42,6 +42,16 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "prune-z3",
       llvm::cl::desc("ask Z3 about expressions the cheap stages leave open"),
       llvm::cl::init(search::defaults::kPruneZ3)};
+  Option<bool> pruneExpDepth{
+      *this, "prune-exp-depth",
+      llvm::cl::desc("also refute by exp nesting depth (off only for "
+                     "ablation)"),
+      llvm::cl::init(search::defaults::kPruneExpDepth)};
+  Option<bool> pruneOutputs{
+      *this, "prune-outputs",
+      llvm::cl::desc("test candidates' outputs against the reference's "
+                     "abstract expression (off only for ablation)"),
+      llvm::cl::init(search::defaults::kPruneOutputs)};
   Option<bool> costBound{
       *this, "cost-bound",
       llvm::cl::desc("skip launch patterns that cannot beat the best so far"),

@@ -52,6 +52,11 @@ public:
   /// Keeps or prunes the prefix `block` whose last operator defines
   /// `newValue` (its first result).
   virtual bool keep(const UGraph &block, int32_t newValue) = 0;
+  /// Whether `value` of the current prefix may be saved as the reference's
+  /// output `output` (a closed candidate's test, before the probe check).
+  /// False only when no graph equivalent to the reference can save it
+  /// there; the default keeps every candidate.
+  virtual bool mayBeOutput(int32_t value, size_t output) { return true; }
 };
 /// Makes one session per enumeration; called concurrently from worker
 /// threads (the sessions themselves are used by one thread each).
@@ -119,6 +124,9 @@ struct FusionSearchOptions {
   /// pair (its reduction split over the grid, partial results, a combining
   /// kernel) where it has one, and rank both (docs/Rationale/MultiKernel.md).
   bool splitKernels = defaults::kSplitKernels;
+  /// Ask the pruning session (PruneSession::mayBeOutput) about every
+  /// closed candidate's outputs before checking it at probe shapes.
+  bool pruneOutputs = defaults::kPruneOutputs;
   /// Progress: `progress` (if set) gets a snapshot at the end of every round
   /// and every `progressEverySeconds` during one, once the search has run
   /// `progressAfterSeconds`.
@@ -131,6 +139,8 @@ struct FusionSearchStats {
   uint64_t patterns = 0;      // launch patterns tried
   uint64_t states = 0;        // block-graph prefixes built
   uint64_t pruned = 0;        // prefixes rejected by the pruning test
+                              // (outputsPruned included)
+  uint64_t outputsPruned = 0; // closed candidates whose outputs it rejected
   uint64_t candidates = 0;    // complete block graphs checked at probe shapes
   uint64_t probeVerified = 0; // of which equivalent at probe shapes
   uint64_t instances = 0;     // real-shape instantiations ranked

@@ -33,6 +33,12 @@ inline constexpr uint64_t kSeed = 1;
 /// Abstract-expression pruning; Z3 as its last stage.
 inline constexpr bool kPrune = true;
 inline constexpr bool kPruneZ3 = false;
+/// Abstract-expression pruning refinements (docs/Rationale/SearchSpace.md):
+/// the exp-depth model in the oracle's refutation stage, and the reverse
+/// test on a candidate's outputs (the reference output must be a
+/// subexpression of the candidate's).
+inline constexpr bool kPruneExpDepth = true;
+inline constexpr bool kPruneOutputs = true;
 /// Skip launch patterns whose cost floor cannot beat the best so far.
 inline constexpr bool kCostBound = true;
 /// Launch patterns that split a reduced class (ablation only).

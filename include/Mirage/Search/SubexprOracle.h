@@ -24,6 +24,7 @@
 #define MIRAGE_SEARCH_SUBEXPRORACLE_H
 
 #include "Mirage/Search/AbstractExpr.h"
+#include "Mirage/Search/SearchDefaults.h"
 
 #include <atomic>
 #include <memory>
@@ -43,6 +44,9 @@ struct SubexprOracleOptions {
   bool useModels = true;
   /// Use the structural prover of stage 1.
   bool useStructural = true;
+  /// Stage 2 also refutes by exp nesting depth (a model of its own, in
+  /// which exp is not forced to infinity; off only for ablation).
+  bool useExpDepth = defaults::kPruneExpDepth;
 };
 
 struct SubexprOracleStats {

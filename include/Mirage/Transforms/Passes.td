@@ -128,6 +128,16 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "ask Z3 about abstract expressions that the structural prover and "
            "the model refutation leave open (it can only turn 'unknown' into "
            "'keep', so it never prunes more; see docs/Rationale/SearchSpace.md)">,
+    Option<"pruneExpDepth", "prune-exp-depth", "bool",
+           "::mirage::search::defaults::kPruneExpDepth",
+           "let the model refutation also compare exp nesting depths (a model "
+           "of the axioms in which exp is not infinite; off only for "
+           "ablation, see docs/Rationale/SearchSpace.md)">,
+    Option<"pruneOutputs", "prune-outputs", "bool",
+           "::mirage::search::defaults::kPruneOutputs",
+           "drop a closed candidate whose saved value's abstract expression "
+           "provably does not contain the reference output's (off only for "
+           "ablation, see docs/Rationale/SearchSpace.md)">,
     Option<"costBound", "cost-bound", "bool",
            "::mirage::search::defaults::kCostBound",
            "skip launch patterns whose memory-time floor cannot beat the best "
@@ -159,6 +169,7 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Statistic<"numPatternsBounded", "patterns-bounded", "pattern rounds skipped by the cost floor">,
     Statistic<"numStates", "states", "block-graph prefixes built at probe shapes">,
     Statistic<"numPruned", "pruned", "prefixes rejected by abstract expressions">,
+    Statistic<"numOutputsPruned", "outputs-pruned", "closed candidates whose outputs abstract expressions rejected (counted in pruned too)">,
     Statistic<"numCandidates", "candidates", "complete block graphs checked at probe shapes">,
     Statistic<"numProbeVerified", "probe-verified", "candidates equivalent at probe shapes">,
     Statistic<"numInstances", "instances", "real-shape launch configurations costed">,

@@ -83,7 +83,8 @@ static bool equivalentAtProbe(const UGraph &candidate, const UGraph &probeRef,
 void fusion::checkCandidates(SearchContext &ctx, const UGraph &ref,
                              const UGraph &b, llvm::ArrayRef<int32_t> sinks,
                              llvm::ArrayRef<AxisMap> omaps,
-                             size_t patternIndex, std::vector<Found> &found) {
+                             size_t patternIndex, PruneSession *session,
+                             std::vector<Found> &found) {
   size_t n = ref.outputs.size();
   if (sinks.size() != n)
     return;
@@ -102,6 +103,18 @@ void fusion::checkCandidates(SearchContext &ctx, const UGraph &ref,
     }
     if (!ok)
       continue;
+    // The reverse abstract-expression test, after the shape match (so
+    // only orders that could be saved count as pruned).
+    if (session) {
+      bool may = true;
+      for (size_t o = 0; o < n && may; ++o)
+        may = session->mayBeOutput(sinks[perm[o]], o);
+      if (!may) {
+        ++ctx.outputsPruned;
+        ++ctx.pruned;
+        continue;
+      }
+    }
     for (int32_t s : saved)
       c.markOutput(s);
     UGraph k(Level::Kernel);

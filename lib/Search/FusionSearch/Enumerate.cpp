@@ -108,7 +108,8 @@ private:
       outs.push_back(a);
     }
     ++localStates;
-    checkCandidates(ctx, probe.ref, b, outs, omaps, patternIndex, found);
+    checkCandidates(ctx, probe.ref, b, outs, omaps, patternIndex, nullptr,
+                    found);
   }
 
   /// An operator's canonical key: its operands in descending order, then
@@ -129,6 +130,10 @@ private:
   std::vector<unsigned> consumers;
   unsigned depth = 0;
   unsigned limit = 0;
+  /// Set by dfs() for the last operator of the round: its sinks.
+  bool closing = false;
+  llvm::SmallVector<int32_t, 8> lastSinks;
+  unsigned lastInLoop = 0;
   /// The block graph being grown in place (append an operator, recurse,
   /// pop it): no copy per state.
   UGraph b{Level::Block};
@@ -184,6 +189,7 @@ private:
     if (depth == limit) {
       if (inLoop == 0)
         checkCandidates(ctx, probe.ref, b, sinkValues, omaps, patternIndex,
+                        ctx.opts.pruneOutputs ? session.get() : nullptr,
                         found);
       return;
     }
@@ -196,6 +202,14 @@ private:
     unsigned left = limit - depth;
     if (need > left || left == 0)
       return;
+    // The last operator must close the graph: leave exactly one sink per
+    // output, none in the loop. extend() skips, before building, the
+    // operators that cannot (closes() below).
+    closing = left == 1;
+    if (closing) {
+      lastSinks.assign(sinkValues.begin(), sinkValues.end());
+      lastInLoop = inLoop;
+    }
 
     // A key's first element is its largest operand, so an operator whose
     // operands are all below last's first element has a smaller key and is
@@ -228,6 +242,27 @@ private:
     }
   }
 
+  /// At the last operator (`closing`): whether `menu[m]` on (x, y) leaves
+  /// exactly one after-loop sink per output. The result is a new sink; each
+  /// distinct operand that is a sink stops being one; an in-loop sink left
+  /// unconsumed, or an in-loop result, keeps the graph open. Exactly the
+  /// graphs that the check at depth == limit would reject, so the set of
+  /// candidates does not change; they are just not built.
+  bool closes(size_t m, int32_t x, int32_t y) const {
+    auto isSink = [&](int32_t v) {
+      return std::find(lastSinks.begin(), lastSinks.end(), v) !=
+             lastSinks.end();
+    };
+    unsigned consumed = isSink(x) + (y >= 0 && y != x && isSink(y));
+    unsigned inLoopConsumed = (isSink(x) && b.values[x].phase == Phase::InLoop) +
+                              (y >= 0 && y != x && isSink(y) &&
+                               b.values[y].phase == Phase::InLoop);
+    bool resultInLoop = menu[m].kind != OpKind::Accum &&
+                        b.values[x].phase == Phase::InLoop;
+    return lastSinks.size() - consumed + 1 == probe.ref.outputs.size() &&
+           inLoopConsumed == lastInLoop && !resultInLoop;
+  }
+
   void extend(const Key &last, size_t m, int32_t x, int32_t y) {
     // Canonical order: the key is the operands in descending order, then the
     // menu position; keys strictly increase along the graph. Any block graph
@@ -248,6 +283,8 @@ private:
     }
     if (!last.empty() && !keyGreater(key, last))
       return;
+    if (closing && !closes(m, x, y))
+      return;
     int32_t ops[2] = {x, y};
     llvm::ArrayRef<int32_t> operands(ops, y < 0 ? 1 : 2);
     size_t numValues = b.values.size();
@@ -267,6 +304,7 @@ private:
     ++depth;
     dfs(key);
     --depth;
+    closing = limit - depth == 1; // the child's round may have changed it
     for (int32_t o : operands)
       --consumers[o];
     consumers.resize(numValues);

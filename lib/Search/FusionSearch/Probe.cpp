@@ -37,12 +37,20 @@ static bool replayKernel(const UGraph &src, llvm::ArrayRef<Shape> inputShapes,
   return true;
 }
 
+/// The probe extent of the `k`-th large class: 8, 12, then 4·(2k+1) = 20,
+/// 28, 36, ... Halved by a grid axis or the for-loop these become 4, 6 and
+/// odd multiples of 2 (10, 14, 18, ...), so no full or halved extent equals
+/// another class's: unrelated dims cannot line up by accident
+/// (docs/Rationale/SearchSpace.md, "Probe extents without accidental
+/// alignment").
+static int64_t probeExtent(int k) { return k < 2 ? 8 + 4 * k : 4 * (2 * k + 1); }
+
 Probe fusion::makeProbe(const UGraph &ref) {
   Probe p;
   p.classes = alignIndices(ref);
   int big = 0;
   for (int64_t e : p.classes.extent)
-    p.extent.push_back(e < 8 ? e : 4 * (2 + big++));
+    p.extent.push_back(e < 8 ? e : probeExtent(big++));
   std::vector<Shape> shapes;
   for (int32_t in : ref.inputs) {
     Shape s;

@@ -110,7 +110,8 @@ class ProgressReporter;
 struct SearchContext {
   const FusionSearchOptions &opts;
   Clock::time_point start = Clock::now();
-  std::atomic<uint64_t> states{0}, pruned{0}, candidates{0}, verified{0};
+  std::atomic<uint64_t> states{0}, pruned{0}, candidates{0}, verified{0},
+      outputsPruned{0};
   std::atomic<bool> timedOut{false};
   const ProbeWitness *witness = nullptr;
   ProgressReporter *progress = nullptr;
@@ -128,11 +129,14 @@ struct Found {
 
 /// Closes the prefix `block` with one saver per output (sinks matched to
 /// outputs by shape, in every order) and keeps the candidates that pass the
-/// witness and the probe verifier.
+/// witness and the probe verifier. With a `session` (the enumeration's
+/// pruning session, when `pruneOutputs`), an order whose saved values the
+/// session rejects (PruneSession::mayBeOutput) is dropped before the
+/// witness.
 void checkCandidates(SearchContext &ctx, const UGraph &probeRef,
                      const UGraph &block, llvm::ArrayRef<int32_t> sinks,
                      llvm::ArrayRef<AxisMap> omaps, size_t patternIndex,
-                     std::vector<Found> &found);
+                     PruneSession *session, std::vector<Found> &found);
 
 //===--- Enumerate.cpp ----------------------------------------------------===//
 
