@@ -11,6 +11,9 @@
 # every workload runs twice in the same invocation, baseline first, and the
 # table gets a row per run and the wall-time ratio baseline/this.
 # WORKLOADS="gqa qknorm" restricts the workloads.
+# MODELS=1 runs the real-model programs of bench/models/attention instead
+# (TOSA, fp16, as a frontend emits them: imported first, the kernel graph
+# is "graph0").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -19,20 +22,26 @@ EXTRA=${3:-}
 BASELINE=${4-__none__}
 OPT=$BUILD/bin/mirage-opt
 WORKLOADS=${WORKLOADS:-rmsnorm_matmul gated_mlp lora ntrans qknorm gqa}
+SRC=bench/workloads IMPORT= GRAPH=ref
+if [ "${MODELS:-0}" = 1 ]; then
+  SRC=bench/models/attention IMPORT=--mirage-import GRAPH=graph0
+  WORKLOADS=$(cd $SRC && ls *.mlir | sed 's/\.mlir$//')
+fi
 tmp=$(mktemp -d)
 echo "| workload | options | search s | CPU s | peak MB | states | pruned | candidates | kernels | est. speedup (h100) | bound | winner | baseline/this |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 run() { # workload, options, label, baseline seconds (or -)
-  local w=$1 opts=$2 label=$3 base=$4 f=bench/workloads/$1.mlir
-  /usr/bin/time -v -o "$tmp/$w.time" "$OPT" "$f" \
+  local w=$1 opts=$2 label=$3 base=$4 f=$SRC/$1.mlir
+  /usr/bin/time -v -o "$tmp/$w.time" "$OPT" "$f" $IMPORT \
     --mirage-superoptimize="cache=off progress=false time-budget=$BUDGET report=$tmp/$w.json $opts" \
     -o "$tmp/$w.out.mlir" 2>"$tmp/$w.err"
-  python3 - "$tmp/$w.json" "$tmp/$w.out.mlir" "$w" "$tmp/$w.time" "$label" "$base" <<'PY'
+  python3 - "$tmp/$w.json" "$tmp/$w.out.mlir" "$w" "$tmp/$w.time" "$label" "$base" "$GRAPH" <<'PY'
 import json, re, sys
 rep = json.load(open(sys.argv[1]))
-g = [r for r in rep["graphs"] if r["graph"].endswith("_ref")][0]
+name = sys.argv[3] + "_ref" if sys.argv[7] == "ref" else sys.argv[7]
+g = [r for r in rep["graphs"] if r["graph"] == name][0]
 text = open(sys.argv[2]).read()
-m = re.search(r'"%s_ref_opt".*?mirage_kernel\.yield' % sys.argv[3], text, re.S)
+m = re.search(r'"%s_opt".*?mirage_kernel\.yield' % name, text, re.S)
 # Every kernel of the winner (a split pair has two: split kernel + combine).
 kernels = re.findall(r'custom\(.*?grid = (\[[^\]]*\]) forloop = (\d+)', m.group(0)) if m else []
 winner = " + ".join("grid %s, forloop %s" % k for k in kernels) if kernels else "unchanged"
@@ -54,7 +63,7 @@ open(sys.argv[1] + ".seconds", "w").write("%f" % g["seconds"])
 PY
 }
 for w in $WORKLOADS; do
-  [ -f "bench/workloads/$w.mlir" ] || continue
+  [ -f "$SRC/$w.mlir" ] || continue
   if [ "$BASELINE" != "__none__" ]; then
     run "$w" "$BASELINE" "${BASELINE:-defaults}" -
     base=$(cat "$tmp/$w.json.seconds")

@@ -170,16 +170,25 @@ struct Analyzer {
     return r;
   }
   /// Records an argument's cleared heights (oracle or interpreted exp).
-  void argHeight(const DegreeInfo &x) {
+  void argHeight(CallKind kind, const DegreeInfo &x) {
     out.argHeightNum = std::max(out.argHeightNum, sat(x.hNum + x.sNum));
     out.argHeightDen = std::max(out.argHeightDen, sat(x.hDen + x.sDen));
+    CallsOfKind &c = out.byKind[size_t(kind)];
+    c.hNum = std::max(c.hNum, sat(x.hNum + x.sNum));
+    c.hDen = std::max(c.hDen, sat(x.hDen + x.sDen));
+  }
+  void countCalls(CallKind kind, double execs) {
+    CallsOfKind &c = out.byKind[size_t(kind)];
+    c.calls = sat(c.calls + execs);
   }
   /// An uninterpreted function: a fresh variable per distinct argument.
-  DegreeInfo oracle(const DegreeInfo &x, const DegreeInfo *y, double execs) {
+  DegreeInfo oracle(CallKind kind, const DegreeInfo &x, const DegreeInfo *y,
+                    double execs) {
     out.oracleCalls = sat(out.oracleCalls + execs);
-    argHeight(x);
+    countCalls(kind, execs);
+    argHeight(kind, x);
     if (y)
-      argHeight(*y);
+      argHeight(kind, *y);
     out.oracleArgNum = std::max({out.oracleArgNum, x.num, y ? y->num : 0.0});
     out.oracleArgDen = std::max({out.oracleArgDen, x.den, y ? y->den : 0.0});
     return DegreeInfo();
@@ -187,7 +196,7 @@ struct Analyzer {
   /// max(x, y): an oracle output, or x itself when the arguments are equal
   /// (max(x, x) = x): both are possible, so the join of the two.
   DegreeInfo maxOf(const DegreeInfo &x, const DegreeInfo *y, double execs) {
-    DegreeInfo r = join(x, oracle(x, y, execs));
+    DegreeInfo r = join(x, oracle(CallKind::Max, x, y, execs));
     return y ? join(r, *y) : r;
   }
   DegreeInfo unary(UnaryKind k, const DegreeInfo &x, double execs,
@@ -196,10 +205,11 @@ struct Analyzer {
     case UnaryKind::exp: {
       out.hasExp = true;
       if (!expI)
-        return oracle(x, nullptr, execs);
+        return oracle(CallKind::Exp, x, nullptr, execs);
       out.expCalls = sat(out.expCalls + execs);
       out.expArgDegree = std::max({out.expArgDegree, x.num, x.den});
-      argHeight(x);
+      countCalls(CallKind::InterpretedExp, execs);
+      argHeight(CallKind::InterpretedExp, x);
       DegreeInfo r; // one term ω^{g/h}: degree 0 in the inputs
       r.num = 0;
       r.hasExp = true;
@@ -208,17 +218,21 @@ struct Analyzer {
     case UnaryKind::square:
       return mul(x, x);
     case UnaryKind::rsqrt:
-      return inverse(oracle(x, nullptr, execs), execs);
+      return inverse(oracle(CallKind::Sqrt, x, nullptr, execs), execs);
     case UnaryKind::reciprocal:
       return inverse(x, execs);
     case UnaryKind::silu:
-      return mul(x, oracle(x, nullptr, execs));
+      return mul(x, oracle(CallKind::Sigmoid, x, nullptr, execs));
     case UnaryKind::sqrt:
+      return oracle(CallKind::Sqrt, x, nullptr, execs);
     case UnaryKind::gelu:
+      return oracle(CallKind::Gelu, x, nullptr, execs);
     case UnaryKind::relu:
+      return oracle(CallKind::Relu, x, nullptr, execs);
     case UnaryKind::sigmoid:
+      return oracle(CallKind::Sigmoid, x, nullptr, execs);
     case UnaryKind::tanh:
-      return oracle(x, nullptr, execs);
+      return oracle(CallKind::Tanh, x, nullptr, execs);
     case UnaryKind::mul_scalar:
       return mul(x, constant(scalar));
     case UnaryKind::add_scalar:
@@ -237,7 +251,7 @@ struct Analyzer {
     case BinaryKind::div:
       return div(a, b, execs);
     case BinaryKind::pow:
-      return oracle(a, &b, execs);
+      return oracle(CallKind::Pow, a, &b, execs);
     }
     return a;
   }
@@ -342,7 +356,7 @@ struct Analyzer {
       mean = byCount(mean, len);
       if (op.scalar != 0)
         mean = add(mean, constant(op.scalar));
-      DegreeInfo rms = oracle(mean, nullptr, rows);
+      DegreeInfo rms = oracle(CallKind::Sqrt, mean, nullptr, rows);
       r = div(in(0), rms, (double)numElements(xs) * mult);
       // The divisor is one oracle value per row: shared along the last dim.
       rm = eff(0) & bit(rank - 1);
@@ -455,7 +469,7 @@ struct Analyzer {
           // sqrt(acc / count + eps), as rms_norm: the eps is a constant.
           if (op.scalar != 0)
             acc = add(acc, constant(op.scalar));
-          acc = oracle(acc, nullptr, n);
+          acc = oracle(CallKind::Sqrt, acc, nullptr, n);
         }
         v[op.results[0]] = acc;
         break;
@@ -573,16 +587,23 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
     l2 = log2Sum(l2, std::log2(b.collisionPairs) +
                          fields * (std::log2(argDeg) - lm));
   // A bad prime (§4.2): one of the at most ⌊H/60⌋ primes above 2^60 that
-  // divide a nonzero coefficient (|c| ≤ 2^H) of the difference or of one of
-  // the argument differences (exp's included), for either of the two
-  // primes of the test. Below 60 bits of height there is none.
-  double calls = M + c.expCalls + r.expCalls;
-  double polys = 1 + sat(calls * (calls - 1) / 2);
-  double perPoly = std::floor(b.heightBits / lm);
-  b.log2BadPrime = perPoly >= 1 ? 1 + std::log2(polys) + std::log2(perPoly) -
-                                      ff::FieldModuli::kLog2FamilySize
-                                : -INFINITY;
-  if (perPoly >= 1)
+  // divide a nonzero coefficient (|c| ≤ 2^H) of the outputs' difference
+  // (height `height`) or of one of the C(calls, 2) argument differences,
+  // exp's included (height `argHeight` each), for either of the two primes
+  // of the test. Each polynomial is charged its own height: a wide sum
+  // (softmax @ rms_norm(V) over 4096 keys) makes the outputs' difference
+  // tall, not the arguments' (§4.2b). Below 60 bits of height there is none.
+  double badPrimes = std::floor(height / lm);
+  for (size_t kind = 0; kind < kNumCallKinds; ++kind) {
+    const CallsOfKind &x = c.byKind[kind], &y = r.byKind[kind];
+    double calls = x.calls + y.calls;
+    double h = sat(std::max(x.hNum, y.hNum) + std::max(x.hDen, y.hDen) + 1);
+    badPrimes += sat(calls * (calls - 1) / 2) * std::floor(h / lm);
+  }
+  b.log2BadPrime = badPrimes >= 1 ? 1 + std::log2(badPrimes) -
+                                        ff::FieldModuli::kLog2FamilySize
+                                  : -INFINITY;
+  if (badPrimes >= 1)
     l2 = log2Sum(l2, b.log2BadPrime);
   if (k > 0) {
     b.expTerms = k;

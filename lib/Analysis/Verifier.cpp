@@ -395,8 +395,9 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   constexpr unsigned kProbeTests = 8;
   ErrorBound bu =
       computeErrorBound(cand, ref, false, opts.targetBits, opts.maxTests);
+  const unsigned probeTests = opts.probeWhenVacuous ? kProbeTests : 0;
   ModeOutcome u = runMode(cand, ref, false,
-                          bu.vacuous() ? kProbeTests : bu.tests, seed, opts,
+                          bu.vacuous() ? probeTests : bu.tests, seed, opts,
                           progress);
   if (auto why = modeFailure(u))
     return inconclusive(*why);
@@ -413,7 +414,7 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
     ErrorBound bi =
         computeErrorBound(cand, ref, true, opts.targetBits, opts.maxTests);
     ModeOutcome in = runMode(cand, ref, true,
-                             bi.vacuous() ? kProbeTests : bi.tests, seed, opts,
+                             bi.vacuous() ? probeTests : bi.tests, seed, opts,
                              progress);
     if (auto why = modeFailure(in))
       return uAgrees ? notVerified(u, bu) : inconclusive(*why);

@@ -30,6 +30,7 @@ void mirage::buildSuperoptimizePipeline(
   so.costBound = options.costBound;
   so.splitReducedClasses = options.splitReducedClasses;
   so.splitKernels = options.splitKernels;
+  so.fusePrologues = options.fusePrologues;
   so.progress = options.progress;
   so.progressAfter = options.progressAfter;
   pm.addPass(createMirageSuperoptimize(so));

@@ -43,6 +43,9 @@ VerificationResult verifyAtRealShapes(const UGraph &candidate,
   vo.targetBits = opts.finalVerifyBits;
   vo.seed = opts.seed;
   vo.allowPermutation = false;
+  // Only an acceptance matters here: a candidate without a meaningful
+  // bound is passed over at once instead of after a few tests.
+  vo.probeWhenVacuous = false;
   // A long final check prints its own progress when the search does.
   vo.progressSeconds = opts.progress ? opts.progressEverySeconds : 0;
   return verifyEquivalence(candidate, reference, vo);
@@ -78,14 +81,22 @@ FusionSearchResult mirage::search::searchFusedKernel(
   SearchContext ctx(opts);
   result.referenceSeconds = cost(reference);
 
-  Probe probe = makeProbe(reference);
+  // A softmax that subtracts its row max is searched without the shift;
+  // every instance gets it back before it is ranked, and the final check
+  // is against `reference` as written (docs/Rationale/StableSoftmax.md).
+  std::optional<ShiftFree> shiftFree = shiftFreeReference(reference);
+  const UGraph target =
+      normalizeForSearch(shiftFree ? shiftFree->ref : reference);
+  const ShiftFree *shift = shiftFree ? &*shiftFree : nullptr;
+
+  Probe probe = makeProbe(target);
   if (!probe.ok) {
     result.message = "the reference could not be scaled to probe shapes";
     return result;
   }
   std::vector<Pattern> patterns =
       launchPatterns(probe.classes, opts.splitReducedClasses);
-  std::vector<MenuItem> menu = operatorMenu(reference);
+  std::vector<MenuItem> menu = operatorMenu(target);
   PruneFn prune = pruneFactory ? pruneFactory(probe.ref) : PruneFn();
   ProbeWitness witness;
   witness.init(probe.ref, opts.seed);
@@ -100,7 +111,7 @@ FusionSearchResult mirage::search::searchFusedKernel(
   std::vector<double> floors(patterns.size(), 0);
   if (opts.costFloor)
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] = patternCostFloor(patterns[i], probe.classes, reference,
+      floors[i] = patternCostFloor(patterns[i], probe.classes, target,
                                    opts.costFloor, opts.splitKernels);
   std::vector<Instance> ranked;
   std::vector<size_t> foundPerPattern(patterns.size(), 0);
@@ -125,8 +136,8 @@ FusionSearchResult mirage::search::searchFusedKernel(
                              found);
         for (size_t f = 0; f < found.size(); ++f)
           for (Instance &inst : cheapestInstances(
-                   found[f], patterns[i], probe.classes, reference, cost,
-                   opts.splitKernels, instancesPerPattern[i])) {
+                   found[f], patterns[i], probe.classes, target, cost,
+                   opts.splitKernels, instancesPerPattern[i], shift)) {
             inst.pattern = i;
             inst.index = foundPerPattern[i] + f;
             fresh[i].push_back(std::move(inst));
@@ -157,7 +168,8 @@ FusionSearchResult mirage::search::searchFusedKernel(
     VerificationResult vr = verifyAtRealShapes(inst.graph, reference, opts);
     result.stats.verifySeconds += vr.seconds;
     if (!vr.equivalent()) {
-      if (vr.status == VerifyStatus::Inconclusive)
+      if (vr.status == VerifyStatus::Inconclusive ||
+          vr.status == VerifyStatus::NotVerified)
         lastVerifyMessage = vr.message;
       continue;
     }

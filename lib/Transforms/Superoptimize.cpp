@@ -139,7 +139,8 @@ struct SuperoptimizePass
            ";prune_outputs=" + std::to_string(pruneOutputs) +
            ";cost_bound=" + std::to_string(costBound) +
            ";split_reduced=" + std::to_string(splitReducedClasses) +
-           ";split_kernels=" + std::to_string(splitKernels);
+           ";split_kernels=" + std::to_string(splitKernels) +
+           ";fuse_prologues=" + std::to_string(fusePrologues);
   }
 
   /// Adds one search's counters to the pass statistics.
@@ -212,6 +213,7 @@ struct SuperoptimizePass
       opts.target = target;
       opts.splitReducedClasses = splitReducedClasses;
       opts.splitKernels = splitKernels;
+      opts.fusePrologues = fusePrologues;
       opts.pruneOutputs = pruneOutputs;
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {

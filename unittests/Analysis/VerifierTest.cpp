@@ -426,6 +426,26 @@ TEST(VerifierSoundness, SoftmaxRowOf8GetsARealBound) {
   EXPECT_GT(v.tests, 8u);
 }
 
+// Class 3, a wide sum of fractions: QKNorm's softmax(rms_norm(Q) @ K) @
+// rms_norm(V) sums 4096 terms with distinct denominators (each key's rms),
+// so the outputs' cleared difference is tens of thousands of bits tall while
+// the oracle arguments are short. The bad-prime term charges each
+// polynomial its own height, and pairs of calls only within one function
+// (Verification.md §4.2b): a few tests, not dozens, and a real bound.
+TEST(VerifierSoundness, WideFractionSumGetsARealBound) {
+  UGraph ref = test::qknormReference(1, 16, 16, 4096);
+  UGraph cand = test::qknormReference(1, 16, 16, 4096);
+  ErrorBound b = computeErrorBound(cand, ref, /*expInterpreted=*/false, 64);
+  EXPECT_GT(b.heightBits, 20000);
+  EXPECT_FALSE(b.vacuous());
+  // Charged the outputs' height for every pair of calls, this needed 58.
+  EXPECT_LE(b.tests, 4u) << "bad-prime term 2^" << b.log2BadPrime;
+  VerificationResult v = verifyEquivalence(cand, ref, seeded(7));
+  ASSERT_EQ(v.status, VerifyStatus::Equivalent) << v.message;
+  EXPECT_LE(v.tests, 4u);
+  EXPECT_LE(v.log2Bound, -64);
+}
+
 // Class 4: max(v, v) = v returns v itself, so its degree is v's, not a
 // fresh variable's: a degree-2^10 value behind a max must not look linear.
 TEST(VerifierSoundness, DegreeSeesThroughMaxOfEqualArguments) {

@@ -1,4 +1,5 @@
 //===- FusionSearchTest.cpp - Tests of the fused-kernel search ------------===//
+#include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/AbstractPrune.h"
 #include "Mirage/Search/CostModel.h"
 #include "Mirage/Search/FusionSearch.h"
@@ -293,13 +294,14 @@ static FusionSearchResult searchPruned(const UGraph &ref,
       abstractExprPruneFactory(oracle));
 }
 
-/// Counts the block operators of every kernel of `g` by kind (and unary or
-/// binary sub-kind where given).
+/// Counts the block operators of every custom kernel of `g` by kind (and
+/// unary or binary sub-kind where given).
 static unsigned countBlockOps(const UGraph &g, OpKind kind, int32_t sub = -1) {
   unsigned n = 0;
   for (const UOp &k : g.ops)
-    for (const UOp &op : g.bodies[k.body].ops)
-      n += op.kind == kind && (sub < 0 || op.sub == sub);
+    if (k.kind == OpKind::Custom)
+      for (const UOp &op : g.bodies[k.body].ops)
+        n += op.kind == kind && (sub < 0 || op.sub == sub);
   return n;
 }
 
@@ -347,6 +349,38 @@ TEST(FusionSearch, GqaPruningRefinementsKeepEveryVerifiedGraph) {
     EXPECT_EQ(refined.bestSeconds, plain.bestSeconds);
 }
 
+// QKNorm (paper §6.2): both normalisations are applied to the Q and V tiles
+// as prologues, inside the attention kernel, outside the operator count.
+// Without prologues the same depth holds no equivalent graph (the fused
+// form has eight block operators).
+TEST(FusionSearch, QkNormFusesBothNormsAsPrologues) {
+  UGraph ref = test::qknormReference(2, 64, 64, 1024);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_FALSE(r.stats.timedOut);
+  EXPECT_LE(r.log2Bound, -64);
+  // Every kernel of the winner is graph-defined; the first holds both
+  // norms, the two matmuls and the exp.
+  for (const UOp &k : r.best.ops)
+    EXPECT_EQ(k.kind, OpKind::Custom);
+  const UGraph &first = r.best.bodies[r.best.ops[0].body];
+  unsigned norms = 0, matmuls = 0;
+  for (const UOp &op : first.ops) {
+    norms += op.kind == OpKind::RmsNorm;
+    matmuls += op.kind == OpKind::Matmul;
+  }
+  EXPECT_EQ(norms, 2u);
+  EXPECT_EQ(matmuls, 2u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Unary, (int32_t)UnaryKind::exp), 1u);
+
+  opts.fusePrologues = false;
+  FusionSearchResult plain = searchPruned(ref, opts);
+  EXPECT_FALSE(plain.found && countBlockOps(plain.best, OpKind::RmsNorm) == 2)
+      << "six operators cannot hold both norms and the attention";
+}
+
 // Probe extents: no class's probe extent, full or halved by a grid axis or
 // the for-loop, equals another large class's (GQA's 4096 keys halved used
 // to line up with its 256 query rows).
@@ -362,4 +396,94 @@ TEST(FusionSearch, ProbeExtentsDoNotAlignByAccident) {
         for (int64_t b : {p.extent[j], p.extent[j] / 2})
           EXPECT_NE(a, b) << "classes " << i << " and " << j;
     }
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax with max subtraction (docs/Rationale/StableSoftmax.md)
+//===----------------------------------------------------------------------===//
+
+/// Attention as frontends write it: scores scaled by 1/8, max subtracted,
+/// reciprocal of the sum times the exps; `extraMaxReader` also returns the
+/// max (then the shift cannot be dropped).
+static UGraph stableAttention(bool extraMaxReader) {
+  UGraph g(Level::Kernel);
+  int32_t q = g.addInput({2, 16, 16}, ElemType::F16);
+  int32_t k = g.addInput({2, 16, 64}, ElemType::F16);
+  int32_t v = g.addInput({2, 64, 16}, ElemType::F16);
+  int32_t s = g.addUnary(UnaryKind::mul_scalar, g.addMatmul(q, k), 0.125);
+  int32_t m = g.addReduce(ReduceKind::max, s, 2);
+  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
+  int32_t r = g.addUnary(UnaryKind::reciprocal,
+                         g.addReduce(ReduceKind::sum, e, 2));
+  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::mul, e, r), v));
+  if (extraMaxReader)
+    g.markOutput(m);
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+
+static unsigned countOps(const UGraph &g, OpKind kind, int32_t sub = -1) {
+  unsigned n = 0;
+  for (const UOp &op : g.ops)
+    n += op.kind == kind && (sub < 0 || op.sub == sub);
+  return n;
+}
+
+// The search's target drops the shift, divides instead of multiplying by a
+// reciprocal, and scales Q instead of the scores; a max that is also an
+// output keeps its shift (nothing is searched shift-free).
+TEST(StableSoftmax, SearchTargetIsShiftFreeAndNormalized) {
+  UGraph ref = stableAttention(false);
+  std::optional<fusion::ShiftFree> sf = fusion::shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  EXPECT_EQ(sf->shifts, 1u);
+  EXPECT_EQ(sf->rowDim, 2);
+  EXPECT_EQ(countOps(sf->ref, OpKind::Reduce, (int32_t)ReduceKind::max), 0u);
+  EXPECT_EQ(countOps(sf->ref, OpKind::Binary, (int32_t)BinaryKind::sub), 0u);
+  UGraph target = fusion::normalizeForSearch(sf->ref);
+  EXPECT_EQ(countOps(target, OpKind::Unary, (int32_t)UnaryKind::reciprocal),
+            0u);
+  EXPECT_EQ(countOps(target, OpKind::Binary, (int32_t)BinaryKind::div), 1u);
+  // mul_scalar now reads the input Q (value 0) directly.
+  bool scalesInput = false;
+  for (const UOp &op : target.ops)
+    scalesInput |= op.kind == OpKind::Unary &&
+                   op.unaryKind() == UnaryKind::mul_scalar &&
+                   op.operands[0] == target.inputs[0];
+  EXPECT_TRUE(scalesInput);
+  // Exact rewrites: the target equals the reference as written.
+  VerifyOptions vo;
+  vo.seed = 3;
+  VerificationResult vr = verifyEquivalence(target, sf->ref, vo);
+  EXPECT_TRUE(vr.equivalent()) << vr.message;
+
+  EXPECT_FALSE(fusion::shiftFreeReference(stableAttention(true)));
+}
+
+// The search finds fused attention for the shift-free target and returns
+// it with the shift back: the reference's own row max, subtracted before
+// the only exp, verified against the reference as written.
+TEST(StableSoftmax, FoundAttentionKeepsTheShift) {
+  UGraph ref = stableAttention(false);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+  EXPECT_EQ(countOps(r.best, OpKind::Reduce, (int32_t)ReduceKind::max), 1u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Unary, (int32_t)UnaryKind::exp), 1u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::sub),
+            1u);
+  // Every exp reads a difference.
+  for (const UOp &k : r.best.ops) {
+    if (k.kind != OpKind::Custom)
+      continue;
+    const UGraph &b = r.best.bodies[k.body];
+    for (const UOp &op : b.ops)
+      if (op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::exp) {
+        const UOp &arg = b.ops[b.values[op.operands[0]].def];
+        EXPECT_EQ(arg.kind, OpKind::Binary);
+        EXPECT_EQ(arg.binaryKind(), BinaryKind::sub);
+      }
+  }
 }

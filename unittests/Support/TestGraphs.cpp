@@ -98,6 +98,23 @@ UGraph test::gqaReference(int64_t heads, int64_t rows, int64_t d, int64_t keys) 
   return g;
 }
 
+UGraph test::qknormReference(int64_t heads, int64_t rows, int64_t d,
+                             int64_t keys) {
+  UGraph g(Level::Kernel);
+  int32_t q = g.addInput({heads, rows, d}, ElemType::F16);
+  int32_t k = g.addInput({heads, d, keys}, ElemType::F16);
+  int32_t v = g.addInput({heads, keys, d}, ElemType::F16);
+  int32_t qn = g.addRmsNorm(q, -1, 1e-6);
+  int32_t vn = g.addRmsNorm(v, -1, 1e-6);
+  int32_t s = g.addMatmul(qn, k);
+  int32_t e = g.addUnary(UnaryKind::exp, s);
+  int32_t den = g.addReduce(ReduceKind::sum, e, 2);
+  int32_t p = g.addBinary(BinaryKind::div, e, den);
+  g.markOutput(g.addMatmul(p, vn));
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+
 std::unique_ptr<mlir::MLIRContext> test::makeMirageContext(bool quiet) {
   mlir::DialectRegistry registry;
   registerAllMirageDialects(registry);

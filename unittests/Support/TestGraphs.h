@@ -44,6 +44,9 @@ UGraph rmsEpsMatmulFused(int64_t m, int64_t k, int64_t n, int64_t gx,
 /// O = (exp(Q@K) / Σ_keys exp(Q@K)) @ V over `heads` KV heads (GQA decode
 /// attention): Q [heads, rows, d], K [heads, d, keys], V [heads, keys, d].
 UGraph gqaReference(int64_t heads, int64_t rows, int64_t d, int64_t keys);
+/// QKNorm attention (reference §6.2): softmax(rms_norm(Q) @ K) @ rms_norm(V)
+/// with eps 1e-6, Q heads×rows×d, K heads×d×keys, V heads×keys×d, f16.
+UGraph qknormReference(int64_t heads, int64_t rows, int64_t d, int64_t keys);
 
 /// A context with the Mirage dialects and `func` loaded; with `quiet`,
 /// diagnostics are dropped instead of printed.

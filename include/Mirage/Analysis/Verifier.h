@@ -16,6 +16,7 @@
 
 #include "Mirage/Semantics/UGraph.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,22 @@ struct DegreeInfo {
   bool hasExp = false;
 };
 
+/// The functions whose calls can collide with each other: one per oracle
+/// symbol of FiniteFieldSemantics (its oracle is keyed on the symbol, so
+/// calls of different functions never share an output; silu reads the
+/// sigmoid oracle, rsqrt the sqrt one), and interpreted exp.
+enum class CallKind : uint8_t {
+  Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max, InterpretedExp
+};
+inline constexpr size_t kNumCallKinds = 9;
+
+/// Calls of one CallKind and the largest cleared heights of their
+/// arguments.
+struct CallsOfKind {
+  double calls = 0;
+  double hNum = 0, hDen = 0;
+};
+
 /// Whole-graph facts for the bound.
 struct GraphDegrees {
   std::vector<DegreeInfo> outputs;
@@ -52,6 +69,10 @@ struct GraphDegrees {
   // interpreted-exp argument: a difference of two arguments has a cleared
   // numerator of height ≤ their sum + 1 (Verification.md §4.2).
   double argHeightNum = 0, argHeightDen = 0;
+  /// The same, per kind of call: only two calls of one kind can collide,
+  /// so the bad primes of argument differences are counted per kind
+  /// (Verification.md §4.2b).
+  std::array<CallsOfKind, kNumCallKinds> byKind{};
   bool hasExp = false;       // the graph contains exp (either mode)
 };
 
@@ -115,6 +136,11 @@ struct VerifyOptions {
   /// store more field values than this many bytes; 0: half the physical
   /// memory. Large inputs are generated where read and do not count.
   uint64_t memoryLimitBytes = 0;
+  /// A mode whose bound is vacuous still runs a few tests, so that a real
+  /// difference is reported as NotEquivalent. A caller that only needs an
+  /// acceptance (the search's final check, which moves on to the next
+  /// candidate either way) turns them off: NotVerified without a test.
+  bool probeWhenVacuous = true;
 };
 
 enum class VerifyStatus : uint8_t {

@@ -64,6 +64,10 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "split-kernels",
       llvm::cl::desc("also rank split-K/split-KV kernel pairs"),
       llvm::cl::init(search::defaults::kSplitKernels)};
+  Option<bool> fusePrologues{
+      *this, "fuse-prologues",
+      llvm::cl::desc("apply rms_norms of graph inputs to their tiles"),
+      llvm::cl::init(search::defaults::kFusePrologues)};
   Option<bool> progress{*this, "progress",
                         llvm::cl::desc("print search progress on stderr"),
                         llvm::cl::init(search::defaults::kProgress)};

@@ -124,6 +124,10 @@ struct FusionSearchOptions {
   /// pair (its reduction split over the grid, partial results, a combining
   /// kernel) where it has one, and rank both (docs/Rationale/MultiKernel.md).
   bool splitKernels = defaults::kSplitKernels;
+  /// Row normalisations of graph inputs applied to the input tiles before
+  /// the enumeration where a pattern keeps their rows whole, free of
+  /// maxBlockOps (docs/Rationale/FusionSearch.md, "Prologues").
+  bool fusePrologues = defaults::kFusePrologues;
   /// Ask the pruning session (PruneSession::mayBeOutput) about every
   /// closed candidate's outputs before checking it at probe shapes.
   bool pruneOutputs = defaults::kPruneOutputs;

@@ -46,6 +46,10 @@ inline constexpr bool kSplitReducedClasses = false;
 /// Also rank split-K/split-KV kernel pairs built from the found block graphs
 /// (docs/Rationale/MultiKernel.md).
 inline constexpr bool kSplitKernels = true;
+/// Apply a reference's rms_norm of a graph input to the input's tile in
+/// launch patterns that keep the normalised dim whole, outside the operator
+/// count (docs/Rationale/FusionSearch.md, "Prologues").
+inline constexpr bool kFusePrologues = true;
 /// Progress on stderr: on by default, first line once a search has run
 /// this long (short searches stay quiet), then one line every
 /// kProgressEverySeconds.

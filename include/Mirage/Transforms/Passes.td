@@ -151,6 +151,11 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "also rank split-K/split-KV pairs (the found kernel with its "
            "reduction split over the grid, then a combining kernel; see "
            "docs/Rationale/MultiKernel.md)">,
+    Option<"fusePrologues", "fuse-prologues", "bool",
+           "::mirage::search::defaults::kFusePrologues",
+           "apply an rms_norm of a graph input to the input's tile in launch "
+           "patterns that keep its rows whole, outside max-block-ops (see "
+           "docs/Rationale/FusionSearch.md, Prologues)">,
     Option<"progress", "progress", "bool",
            "::mirage::search::defaults::kProgress",
            "print progress on stderr (round, states, pruned, best cost so far, "

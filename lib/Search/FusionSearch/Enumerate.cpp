@@ -38,6 +38,13 @@ public:
       flushCounters();
       return;
     }
+    // Prologues join the tiles before the first operator; the plain fusion
+    // above replays the reference's own rms_norms instead.
+    if (ctx.opts.fusePrologues)
+      prologues = addPrologues(b, pattern, probe.classes, probe.ref);
+    prologues.hidden.resize(b.values.size(), 0);
+    for (const MenuItem &item : menu)
+      itemNeeded.push_back(prologues.needed(item));
     protos.clear();
     for (const MenuItem &item : menu) {
       UOp proto;
@@ -54,6 +61,9 @@ public:
         session->begin(b);
     }
     consumers.assign(b.values.size(), 0);
+    for (const UOp &op : b.ops) // the prologues read their raw tiles
+      for (int32_t o : op.operands)
+        ++consumers[o];
     dfs(Key());
     flushCounters();
   }
@@ -138,6 +148,8 @@ private:
   /// pop it): no copy per state.
   UGraph b{Level::Block};
   std::vector<UOp> protos; // per menu item
+  Prologues prologues;
+  std::vector<bool> itemNeeded; // per menu item, after the prologues
   std::unique_ptr<PruneSession> session;
   // Thread-local counters, added to the shared ones in batches (the shared
   // atomics would otherwise bounce between cores on every state).
@@ -180,6 +192,11 @@ private:
     return std::lexicographical_compare(b.k, b.k + b.n, a.k, a.k + a.n);
   }
 
+  /// A value the enumeration may take as an operand.
+  bool usable(int32_t v) const {
+    return b.values[v].def >= 0 &&
+           !((size_t)v < prologues.hidden.size() && prologues.hidden[v]);
+  }
   void dfs(const Key &last) {
     if (expired())
       return;
@@ -218,8 +235,10 @@ private:
     int32_t numValues = b.values.size();
     for (size_t m = 0; m < menu.size(); ++m) {
       const MenuItem &item = menu[m];
+      if (!itemNeeded[m])
+        continue;
       for (int32_t x = 0; x < numValues; ++x) {
-        if (b.values[x].def < 0)
+        if (!usable(x))
           continue;
         Phase px = b.values[x].phase;
         if (item.inLoopOnly && px != Phase::InLoop)
@@ -235,7 +254,7 @@ private:
         for (int32_t y = y0; y < numValues; ++y) {
           // The builders reject operands of different phases (in-loop with
           // after-loop); skip them without building.
-          if (b.values[y].def >= 0 && b.values[y].phase == px)
+          if (usable(y) && b.values[y].phase == px)
             extend(last, m, x, y);
         }
       }

@@ -66,10 +66,17 @@ static std::vector<int64_t> splitCandidates(int64_t n) {
 std::vector<Instance> fusion::cheapestInstances(
     const Found &f, const Pattern &pat, const IndexClasses &classes,
     const UGraph &reference, const CostFn &cost, bool split,
-    InstanceCounts &counts) {
+    InstanceCounts &counts, const ShiftFree *shift) {
   Instance one, pair;
   pair.split = true;
   auto consider = [&](Instance &best, UGraph &g) {
+    // What is ranked is what would be emitted: with the shifts back.
+    if (shift) {
+      std::optional<UGraph> stable = stabilizeExps(g, *shift);
+      if (!stable)
+        return;
+      g = std::move(*stable);
+    }
     double s = cost(g);
     if (s < best.seconds) {
       best.graph = std::move(g);

@@ -6,6 +6,7 @@
 //   Probe.cpp           the reference scaled down to probe shapes
 //   LaunchPatterns.cpp  grid and for-loop classes of a launch
 //   OperatorMenu.cpp    the block operators an enumeration may add
+//   Prologue.cpp        row normalisations applied to input tiles
 //   Enumerate.cpp       canonical depth-first block-graph enumeration
 //   CandidateCheck.cpp  a closed prefix → candidates, witness, probe verifier
 //   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
@@ -79,6 +80,61 @@ struct MenuItem {
   bool inLoopOnly = false; // accumulators
 };
 std::vector<MenuItem> operatorMenu(const UGraph &ref);
+
+//===--- Prologue.cpp -----------------------------------------------------===//
+
+/// The prologues of one launch pattern's block graph.
+struct Prologues {
+  /// Per value of the block graph after addPrologues: 1 for a raw tile that
+  /// the enumeration must not use (its only reader is its prologue).
+  std::vector<char> hidden;
+  /// Per op of the reference: applied as a prologue.
+  std::vector<bool> fused;
+  /// Whether the enumeration still needs a menu item: false for an item
+  /// that only prologue ops asked for (the unary of a scaled input, the
+  /// normalisation pieces once every rms_norm is a prologue).
+  std::function<bool(const MenuItem &)> needed = [](const MenuItem &) {
+    return true;
+  };
+  unsigned count = 0;
+};
+/// Applies to `b`'s input tiles (its iterators set, nothing else) each
+/// unary op and rms_norm of `ref` whose operand is a graph input read by
+/// nothing else, an rms_norm only where `pattern` keeps the normalised dim
+/// whole in every block (docs/Rationale/FusionSearch.md, "Prologues").
+Prologues addPrologues(UGraph &b, const Pattern &pattern,
+                       const IndexClasses &classes, const UGraph &ref);
+
+//===--- Stabilize.cpp ----------------------------------------------------===//
+
+/// A reference whose softmax subtracts the row max, without the shifts
+/// (docs/Rationale/StableSoftmax.md).
+struct ShiftFree {
+  UGraph ref{Level::Kernel}; // exp(x − reduce_max(x, d)) → exp(x)
+  const UGraph *original = nullptr; // the reference as written
+  int32_t maxValue = -1;     // reduce_max(x, d) in `original`
+  int64_t rowDim = -1;       // d
+  unsigned shifts = 0;       // 1: one row max serves every exp
+};
+/// The shift-free copy of `ref`, or nullopt if `ref` has no shift whose max
+/// and difference have no other reader (or shifts along different dims).
+std::optional<ShiftFree> shiftFreeReference(const UGraph &ref);
+/// `g` (a kernel graph found for `shift.ref`) with every exp of its custom
+/// kernels shifted by the row max, computed by the reference's own ops;
+/// nullopt if some exp cannot be shifted (such a graph must never be
+/// emitted).
+std::optional<UGraph> stabilizeExps(const UGraph &g, const ShiftFree &shift);
+
+//===--- Normalize.cpp ----------------------------------------------------===//
+
+/// Readers of every value of `g`, ops and outputs counted alike.
+std::vector<unsigned> readerCounts(const UGraph &g);
+
+/// `ref` with x · reciprocal(y) as x / y and (a @ b) · c as (a · c) @ b
+/// where a (or b) is a graph input read once: exact rewrites that bring
+/// frontend spellings within the menu and the depth (a scaled input is a
+/// prologue). `ref` itself if a rewrite is refused.
+UGraph normalizeForSearch(const UGraph &ref);
 
 //===--- CandidateCheck.cpp -----------------------------------------------===//
 
@@ -205,7 +261,8 @@ std::vector<Instance> cheapestInstances(const Found &found,
                                         const IndexClasses &classes,
                                         const UGraph &reference,
                                         const CostFn &cost, bool split,
-                                        InstanceCounts &counts);
+                                        InstanceCounts &counts,
+                                        const ShiftFree *shift = nullptr);
 
 /// Calls `fn(grid, forloop)` for every real launch of `pattern`: powers of
 /// two dividing each class's extent, at most kMaxBlocks blocks.

@@ -1,0 +1,320 @@
+//===- Stabilize.cpp - Softmax with max subtraction -----------------------===//
+//
+// The search runs on a shift-free copy of a reference whose softmax
+// subtracts the row max; every instance it ranks gets the shift back, with
+// the row max computed by a kernel of its own (docs/Rationale/
+// StableSoftmax.md). The stabilized instance is what is costed, verified
+// against the reference as written, and emitted.
+//
+//===----------------------------------------------------------------------===//
+#include "Stages.h"
+
+#include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/Replay.h"
+
+#include <algorithm>
+#include <array>
+
+using namespace mirage;
+using namespace mirage::search;
+using namespace mirage::search::fusion;
+
+namespace {
+
+/// The shift of `exp(x − reduce_max(x, d))` that `op` (an exp) reads, if
+/// the max and the difference have no other reader: the sub op's index.
+std::optional<size_t> shiftOf(const UGraph &g, const UOp &op,
+                              const std::vector<unsigned> &readers) {
+  if (op.kind != OpKind::Unary || op.unaryKind() != UnaryKind::exp)
+    return std::nullopt;
+  int32_t t = op.operands[0];
+  int32_t subIdx = g.values[t].def;
+  if (subIdx < 0 || readers[t] != 1)
+    return std::nullopt;
+  const UOp &sub = g.ops[subIdx];
+  if (sub.kind != OpKind::Binary || sub.binaryKind() != BinaryKind::sub)
+    return std::nullopt;
+  int32_t x = sub.operands[0], m = sub.operands[1];
+  int32_t maxIdx = g.values[m].def;
+  if (maxIdx < 0 || readers[m] != 1)
+    return std::nullopt;
+  const UOp &mx = g.ops[maxIdx];
+  if (mx.kind != OpKind::Reduce || mx.reduceKind() != ReduceKind::max ||
+      mx.size != 1 || mx.operands[0] != x)
+    return std::nullopt;
+  return static_cast<size_t>(subIdx);
+}
+
+/// Grid axes 0..2, then the for-loop as axis 3.
+constexpr size_t kAxes = 4;
+using AxisDims = std::array<int64_t, kAxes>;
+
+/// For every grid axis and the for-loop, the dim of block value `v` whose
+/// tiles it selects, or -1 when it leaves `v` whole; nullopt when one
+/// selects a part of a sum (a matmul's contraction, a reduced dim), so that
+/// `v` is not a tile of one tensor.
+std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
+  std::vector<std::optional<AxisDims>> dims(b.values.size());
+  const AxisDims whole{-1, -1, -1, -1};
+  for (const UOp &op : b.ops) {
+    auto of = [&](size_t i) { return dims[op.operands[i]]; };
+    std::optional<AxisDims> r;
+    switch (op.kind) {
+    case OpKind::InputIterator:
+      r = AxisDims{op.map[0], op.map[1], op.map[2], op.fmap};
+      break;
+    case OpKind::Unary:
+    case OpKind::RmsNorm:
+    case OpKind::Accum:
+      r = of(0);
+      break;
+    case OpKind::Binary: {
+      std::optional<AxisDims> a = of(0), c = of(1);
+      if (!a || !c)
+        break;
+      const Shape &res = b.values[op.results[0]].shape;
+      const Shape &sa = b.values[op.operands[0]].shape;
+      AxisDims m = whole;
+      bool ok = true;
+      for (size_t ax = 0; ax < kAxes; ++ax) {
+        int64_t da = (*a)[ax], dc = (*c)[ax];
+        // An operand broadcast along the dim its axis selects is the same
+        // for every block along it: the other operand decides.
+        int64_t d = da >= 0 && sa[da] == res[da] ? da : dc;
+        if (da >= 0 && dc >= 0 && da != dc)
+          ok = false;
+        m[ax] = d;
+      }
+      if (ok)
+        r = m;
+      break;
+    }
+    case OpKind::Matmul: {
+      std::optional<AxisDims> a = of(0), c = of(1);
+      if (!a || !c)
+        break;
+      const int64_t rank = b.values[op.results[0]].shape.size();
+      AxisDims m = whole;
+      bool ok = true;
+      for (size_t ax = 0; ax < kAxes; ++ax) {
+        int64_t da = (*a)[ax], dc = (*c)[ax];
+        if (da == rank - 1 || dc == rank - 2)
+          ok = false; // the contraction: partial sums
+        int64_t d = da >= 0 ? da : dc;
+        if (da >= 0 && dc >= 0 && da != dc)
+          ok = false;
+        m[ax] = d;
+      }
+      if (ok)
+        r = m;
+      break;
+    }
+    case OpKind::Reduce: {
+      std::optional<AxisDims> a = of(0);
+      if (a && std::find(a->begin(), a->end(), op.dim) == a->end())
+        r = a;
+      break;
+    }
+    // Not on the path of an exp's argument in a found graph.
+    case OpKind::Concat:
+    case OpKind::Custom:
+    case OpKind::OutputSaver:
+    case OpKind::ThreadGraph:
+      break;
+    }
+    for (int32_t res : op.results)
+      dims[res] = r;
+  }
+  return dims[v];
+}
+
+/// Shifts exp number `skip` of block graph `b` (the earlier ones are
+/// shifted already) by a row max that enters as one more input of shape
+/// `maxShape`, its rows reduced over dim `d`: an iterator with the tile's
+/// row maps and no for-loop map, and exp(y) → exp(y − max). False if `b`
+/// has no such exp; otherwise `ok` says whether it could be shifted.
+bool shiftOneExp(const UGraph &b, int64_t d, const Shape &maxShape,
+                 ElemType maxType, size_t skip, UGraph &shifted, bool &ok) {
+  ok = false;
+  size_t seen = 0;
+  int64_t expIdx = -1;
+  for (size_t i = 0; i < b.ops.size(); ++i) {
+    const UOp &op = b.ops[i];
+    if (op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::exp &&
+        seen++ == skip) {
+      expIdx = static_cast<int64_t>(i);
+      break;
+    }
+  }
+  if (expIdx < 0)
+    return false;
+  const UOp &exp = b.ops[expIdx];
+  if (!runsInLoop(blockStage(b, exp)))
+    return true; // after the loop: its row is not a tile's row
+  int32_t y = exp.operands[0];
+  const Shape &yShape = b.values[y].shape;
+  if (d < 0 || d >= static_cast<int64_t>(yShape.size()) ||
+      maxShape.size() != yShape.size())
+    return true;
+  std::optional<AxisDims> axes = partitionedDims(b, y);
+  // Every tile of y must be a block of the tensor whose rows the max
+  // reduced: the grid and the loop select dims of y, none a partial sum.
+  if (!axes)
+    return true;
+  UGraph &s = shifted;
+  s = UGraph(Level::Block);
+  s.grid = b.grid;
+  s.forloopRange = b.forloopRange;
+  s.target = b.target;
+  std::vector<int32_t> smap(b.values.size(), -1);
+  for (int32_t in : b.inputs)
+    smap[in] = s.addInput(b.values[in].shape, b.values[in].type);
+  int32_t maxIn = s.addInput(maxShape, maxType);
+  // The max's tile follows y's rows; along the row (dim d) it is whole.
+  AxisMap imap{-1, -1, -1};
+  for (size_t ax = 0; ax < 3; ++ax)
+    if (b.grid[ax] > 1 && (*axes)[ax] != d)
+      imap[ax] = (*axes)[ax];
+  int64_t fmap = (*axes)[3] >= 0 && (*axes)[3] != d ? (*axes)[3] : -1;
+  for (int64_t i = 0; i < static_cast<int64_t>(b.ops.size()); ++i) {
+    const UOp &op = b.ops[i];
+    if (i == expIdx) {
+      int32_t maxTile = s.addInputIterator(maxIn, imap, fmap);
+      int32_t diff =
+          maxTile < 0 ? -1 : s.addBinary(BinaryKind::sub, smap[y], maxTile);
+      int32_t e = diff < 0 ? -1 : s.addLike(op, {diff});
+      if (e < 0)
+        return true;
+      smap[op.results[0]] = e;
+      continue;
+    }
+    if (!replayOp(s, op, smap, op.body >= 0 ? b.bodies[op.body] : UGraph()))
+      return true;
+  }
+  for (int32_t o : b.outputs)
+    s.markOutput(smap[o]);
+  ok = true;
+  return true;
+}
+
+} // namespace
+
+std::optional<ShiftFree> fusion::shiftFreeReference(const UGraph &ref) {
+  std::vector<unsigned> readers = readerCounts(ref);
+  std::vector<bool> skip(ref.ops.size(), false);
+  std::vector<int32_t> replaceBy(ref.values.size(), -1);
+  ShiftFree out;
+  for (const UOp &op : ref.ops) {
+    std::optional<size_t> sub = shiftOf(ref, op, readers);
+    if (!sub)
+      continue;
+    const UOp &s = ref.ops[*sub];
+    const UOp &mx = ref.ops[ref.values[s.operands[1]].def];
+    if (out.rowDim >= 0 && out.rowDim != mx.dim)
+      return std::nullopt; // rows along different dims: not handled
+    out.rowDim = mx.dim;
+    out.maxValue = s.operands[1];
+    skip[*sub] = true;
+    skip[ref.values[s.operands[1]].def] = true;
+    replaceBy[s.results[0]] = s.operands[0];
+    ++out.shifts;
+  }
+  // One row max for every exp of an instance: two shifts would need to
+  // know which exp each belongs to.
+  if (out.shifts != 1)
+    return std::nullopt;
+  out.original = &ref;
+  UGraph &g = out.ref;
+  g.name = ref.name;
+  std::vector<int32_t> map(ref.values.size(), -1);
+  for (int32_t in : ref.inputs)
+    map[in] = g.addInput(ref.values[in].shape, ref.values[in].type);
+  for (size_t i = 0; i < ref.ops.size(); ++i) {
+    if (skip[i])
+      continue;
+    const UOp &op = ref.ops[i];
+    UOp copy = op;
+    for (int32_t &o : copy.operands)
+      if (replaceBy[o] >= 0)
+        o = replaceBy[o];
+    if (!replayOp(g, copy, map,
+                  op.body >= 0 ? ref.bodies[op.body] : UGraph()))
+      return std::nullopt;
+  }
+  for (int32_t o : ref.outputs) {
+    if (map[o] < 0)
+      return std::nullopt;
+    g.markOutput(map[o]);
+  }
+  return out;
+}
+
+std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
+                                            const ShiftFree &shift) {
+  const UGraph &ref = *shift.original;
+  UGraph out(Level::Kernel);
+  std::vector<int32_t> map(g.values.size(), -1);
+  for (int32_t in : g.inputs)
+    map[in] = out.addInput(g.values[in].shape, g.values[in].type);
+  // The row max exactly as the reference computes it: its ops, replayed
+  // (docs/Rationale/StableSoftmax.md, "Verification").
+  std::vector<bool> needed(ref.values.size(), false);
+  needed[shift.maxValue] = true;
+  for (size_t i = ref.ops.size(); i-- > 0;) {
+    bool any = false;
+    for (int32_t r : ref.ops[i].results)
+      any |= needed[r];
+    if (any)
+      for (int32_t o : ref.ops[i].operands)
+        needed[o] = true;
+  }
+  std::vector<int32_t> refMap(ref.values.size(), -1);
+  for (size_t i = 0; i < ref.inputs.size(); ++i)
+    refMap[ref.inputs[i]] = out.inputs[i];
+  for (const UOp &op : ref.ops) {
+    bool any = false;
+    for (int32_t r : op.results)
+      any |= needed[r];
+    if (any && !replayOp(out, op, refMap,
+                         op.body >= 0 ? ref.bodies[op.body] : UGraph()))
+      return std::nullopt;
+  }
+  const int32_t rowMax = refMap[shift.maxValue];
+  const UValue &maxVal = ref.values[shift.maxValue];
+  unsigned stabilized = 0;
+  for (const UOp &op : g.ops) {
+    if (op.kind != OpKind::Custom) {
+      if (!replayOp(out, op, map,
+                    op.body >= 0 ? g.bodies[op.body] : UGraph()))
+        return std::nullopt;
+      continue;
+    }
+    UGraph body = g.bodies[op.body];
+    llvm::SmallVector<int32_t, 4> operands;
+    for (int32_t o : op.operands)
+      operands.push_back(map[o]);
+    // One exp at a time: each reads the row max through one more input.
+    for (size_t done = 0;; ++done) {
+      UGraph shifted;
+      bool ok = false;
+      if (!shiftOneExp(body, shift.rowDim, maxVal.shape, maxVal.type, done,
+                       shifted, ok))
+        break; // no exp left
+      if (!ok)
+        return std::nullopt; // an exp that cannot be shifted: never emit it
+      operands.push_back(rowMax);
+      body = std::move(shifted);
+      ++stabilized;
+    }
+    int32_t r = out.addCustom(operands, std::move(body));
+    if (r < 0)
+      return std::nullopt;
+    for (size_t k = 0; k < op.results.size(); ++k)
+      map[op.results[k]] = r + k;
+  }
+  if (stabilized == 0)
+    return std::nullopt;
+  for (int32_t o : g.outputs)
+    out.markOutput(map[o]);
+  return out;
+}

@@ -1,0 +1,53 @@
+// Attention as a frontend writes it (docs/Rationale/StableSoftmax.md): TOSA,
+// fp16, scores scaled by 1/8, softmax with max subtraction written as
+// reduce_max, sub, exp, reduce_sum, reciprocal, mul. The search runs on the
+// shift-free form and every instance gets its shift back: a row-max kernel
+// (the scaled scores recomputed, reduce max, accum max over the keys) and
+// the attention kernel reading that max and computing exp(s − max).
+// Checked: the winner's kernels, the shift before the one exp, the bound
+// against the reference as written (with its max), and a run of the
+// generated code on the host against the float64 evaluator.
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false report=%t.json" -o %t.mlir 2>%t.err
+// RUN: FileCheck %s < %t.mlir
+// RUN: FileCheck %s --check-prefix=REMARK < %t.err
+// RUN: mirage-opt %t.mlir --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: mirage-opt %t.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+
+func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x64x64xf16> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %s = tosa.matmul %q, %k, %zp, %zp : (tensor<2x64x64xf16>, tensor<2x64x4096xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<2x64x4096xf16>
+  %c = "tosa.const"() <{values = dense<1.250000e-01> : tensor<1x1x1xf16>}> : () -> tensor<1x1x1xf16>
+  %ss = tosa.mul %s, %c, %shift : (tensor<2x64x4096xf16>, tensor<1x1x1xf16>, tensor<1xi8>) -> tensor<2x64x4096xf16>
+  %m = tosa.reduce_max %ss {axis = 2 : i32} : (tensor<2x64x4096xf16>) -> tensor<2x64x1xf16>
+  %d = tosa.sub %ss, %m : (tensor<2x64x4096xf16>, tensor<2x64x1xf16>) -> tensor<2x64x4096xf16>
+  %e = tosa.exp %d : (tensor<2x64x4096xf16>) -> tensor<2x64x4096xf16>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<2x64x4096xf16>) -> tensor<2x64x1xf16>
+  %r = tosa.reciprocal %sum : (tensor<2x64x1xf16>) -> tensor<2x64x1xf16>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x64x4096xf16>, tensor<2x64x1xf16>, tensor<1xi8>) -> tensor<2x64x4096xf16>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x64x4096xf16>, tensor<2x4096x64xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<2x64x64xf16>
+  return %o : tensor<2x64x64xf16>
+}
+
+// The row max is the reference's own (scores, scale, reduce max), so the
+// verifier sees the same max on both sides; the attention kernel loads it
+// whole along the keys and subtracts it before its only exp.
+// CHECK: mirage_kernel.graph "graph0_opt" reference "graph0"
+// CHECK: %[[S:.*]] = mirage_kernel.matmul
+// CHECK: %[[C:.*]] = mirage_kernel.unary mul_scalar %[[S]] scalar(1.250000e-01)
+// CHECK: %[[M:.*]] = mirage_kernel.reduce max %[[C]] dim 2 : tensor<2x64x4096xf16> -> tensor<2x64x1xf16>
+// CHECK: mirage_kernel.custom({{.*}}, %[[M]])
+// CHECK: mirage_block.unary mul_scalar {{.*}} scalar(1.250000e-01)
+// CHECK: %[[MT:.*]] = mirage_block.input_iterator {{.*}} fmap = -1 : tensor<2x64x1xf16>
+// CHECK: %[[D:.*]] = mirage_block.binary sub %{{.*}}, %[[MT]]
+// CHECK: mirage_block.unary exp %[[D]]
+// CHECK-NOT: mirage_block.unary exp
+// CHECK: mirage_block.accum sum_last
+// CHECK: mirage_block.binary div
+
+// REMARK: remark: superoptimized 'graph0': 9 kernel(s) -> {{[2-5]}},
+// REMARK-SAME: false-acceptance bound 2^-{{(6[4-9]|[7-9][0-9]|[1-9][0-9][0-9])}};
+
+// VERIFY: remark: graph 'graph0_opt' is equivalent to reference 'graph0'
+
+// CPU: remark: graph 'graph0_opt' on the CPU matches the evaluator
