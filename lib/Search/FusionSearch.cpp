@@ -109,10 +109,15 @@ FusionSearchResult mirage::search::searchFusedKernel(
   // pattern and ranks what it found at the real shapes; the driver merges
   // in pattern order.
   std::vector<double> floors(patterns.size(), 0);
-  if (opts.costFloor)
+  if (opts.costFloor) {
+    // Kernel costs add up: a stabilized instance costs its row-max kernels
+    // plus its custom kernels, so their cost raises every pattern's floor.
+    const double prefix = shift ? cost(rowMaxGraph(*shift)) : 0;
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] = patternCostFloor(patterns[i], probe.classes, target,
-                                   opts.costFloor, opts.splitKernels);
+      floors[i] = prefix + patternCostFloor(patterns[i], probe.classes,
+                                            target, opts.costFloor,
+                                            opts.splitKernels);
+  }
   std::vector<Instance> ranked;
   std::vector<size_t> foundPerPattern(patterns.size(), 0);
   std::vector<InstanceCounts> instancesPerPattern(patterns.size());

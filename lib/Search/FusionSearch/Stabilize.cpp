@@ -249,15 +249,10 @@ std::optional<ShiftFree> fusion::shiftFreeReference(const UGraph &ref) {
   return out;
 }
 
-std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
-                                            const ShiftFree &shift) {
+/// Replays into `out` (whose inputs are the reference's, in order) the ops
+/// of the reference that compute its row max; the max's id in `out`, or -1.
+static int32_t replayRowMax(const ShiftFree &shift, UGraph &out) {
   const UGraph &ref = *shift.original;
-  UGraph out(Level::Kernel);
-  std::vector<int32_t> map(g.values.size(), -1);
-  for (int32_t in : g.inputs)
-    map[in] = out.addInput(g.values[in].shape, g.values[in].type);
-  // The row max exactly as the reference computes it: its ops, replayed
-  // (docs/Rationale/StableSoftmax.md, "Verification").
   std::vector<bool> needed(ref.values.size(), false);
   needed[shift.maxValue] = true;
   for (size_t i = ref.ops.size(); i-- > 0;) {
@@ -277,9 +272,34 @@ std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
       any |= needed[r];
     if (any && !replayOp(out, op, refMap,
                          op.body >= 0 ? ref.bodies[op.body] : UGraph()))
-      return std::nullopt;
+      return -1;
   }
-  const int32_t rowMax = refMap[shift.maxValue];
+  return refMap[shift.maxValue];
+}
+
+UGraph fusion::rowMaxGraph(const ShiftFree &shift) {
+  const UGraph &ref = *shift.original;
+  UGraph g(Level::Kernel);
+  for (int32_t in : ref.inputs)
+    g.addInput(ref.values[in].shape, ref.values[in].type);
+  int32_t m = replayRowMax(shift, g);
+  if (m >= 0)
+    g.markOutput(m);
+  return g;
+}
+
+std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
+                                            const ShiftFree &shift) {
+  const UGraph &ref = *shift.original;
+  UGraph out(Level::Kernel);
+  std::vector<int32_t> map(g.values.size(), -1);
+  for (int32_t in : g.inputs)
+    map[in] = out.addInput(g.values[in].shape, g.values[in].type);
+  // The row max exactly as the reference computes it: its ops, replayed
+  // (docs/Rationale/StableSoftmax.md, "Verification").
+  const int32_t rowMax = replayRowMax(shift, out);
+  if (rowMax < 0)
+    return std::nullopt;
   const UValue &maxVal = ref.values[shift.maxValue];
   unsigned stabilized = 0;
   for (const UOp &op : g.ops) {

@@ -124,6 +124,10 @@ std::optional<ShiftFree> shiftFreeReference(const UGraph &ref);
 /// nullopt if some exp cannot be shifted (such a graph must never be
 /// emitted).
 std::optional<UGraph> stabilizeExps(const UGraph &g, const ShiftFree &shift);
+/// The kernel graph of the reference's ops that compute its row max (every
+/// stabilized instance starts with them; their cost is part of every
+/// pattern's cost floor).
+UGraph rowMaxGraph(const ShiftFree &shift);
 
 //===--- Normalize.cpp ----------------------------------------------------===//
 
