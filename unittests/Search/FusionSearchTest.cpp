@@ -487,3 +487,49 @@ TEST(StableSoftmax, FoundAttentionKeepsTheShift) {
       }
   }
 }
+
+// QK-norm with keys stored head-dim-first (K is heads × d × keys): the key
+// normalisation runs over dim 1, not the last, and comes from a frontend as
+// separate ops (squares, reduce sum over dim 1, mean, + eps, rsqrt, scale).
+// The whole chain reads K alone and keeps the head dim whole in the
+// attention pattern, so it is K's prologue: the fused kernel holds the
+// normalisation and the attention core's six operators.
+TEST(FusionSearch, KeyNormOverANonLastAxisIsAPrologue) {
+  const int64_t h = 2, rows = 16, d = 16, keys = 256;
+  UGraph ref(Level::Kernel);
+  int32_t q = ref.addInput({h, rows, d}, ElemType::F16);
+  int32_t k = ref.addInput({h, d, keys}, ElemType::F16);
+  int32_t v = ref.addInput({h, keys, d}, ElemType::F16);
+  int32_t ss = ref.addReduce(ReduceKind::sum,
+                             ref.addBinary(BinaryKind::mul, k, k), 1);
+  int32_t var = ref.addUnary(UnaryKind::add_scalar,
+                             ref.addUnary(UnaryKind::mul_scalar, ss, 1.0 / d),
+                             0.0009765625);
+  int32_t kn = ref.addBinary(BinaryKind::mul, k,
+                             ref.addUnary(UnaryKind::rsqrt, var));
+  int32_t e = ref.addUnary(UnaryKind::exp, ref.addMatmul(q, kn));
+  int32_t p = ref.addBinary(BinaryKind::div, e,
+                            ref.addReduce(ReduceKind::sum, e, 2));
+  ref.markOutput(ref.addMatmul(p, v));
+  ASSERT_TRUE(ref.error.empty()) << ref.error;
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  // As the pass runs it: branch and bound over launch patterns.
+  opts.costFloor = [](const UGraph &block, double savedBytes) {
+    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
+  };
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+  for (const UOp &kernel : r.best.ops)
+    ASSERT_EQ(kernel.kind, OpKind::Custom);
+  const UGraph &first = r.best.bodies[r.best.ops[0].body];
+  unsigned keySums = 0, rsqrts = 0;
+  for (const UOp &op : first.ops) {
+    keySums += op.kind == OpKind::Reduce && op.dim == 1;
+    rsqrts += op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::rsqrt;
+  }
+  EXPECT_EQ(keySums, 1u);
+  EXPECT_EQ(rsqrts, 1u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Matmul), 2u);
+}

@@ -1,9 +1,9 @@
-//===- Prologue.cpp - Row normalisations applied to input tiles -----------===//
+//===- Prologue.cpp - Input-local op chains applied to input tiles --------===//
 //
-// An rms_norm of the reference whose operand is a graph input used by
-// nothing else is applied to that input's tile before the enumeration, in
-// launch patterns that keep the normalised dim whole in every block
-// (docs/Rationale/FusionSearch.md, "Prologues").
+// The ops of the reference that read one graph input alone (scales,
+// normalisations over any axis) are applied to that input's tile before
+// the enumeration, in launch patterns that keep every dim they reduce
+// whole in each block (docs/Rationale/FusionSearch.md, "Prologues").
 //
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
@@ -28,69 +28,142 @@ bool patternSplits(const Pattern &pattern, int c) {
 
 } // namespace
 
+/// Whether `op` (of `ref`) reduces over a dim that `pattern` splits: then
+/// a tile holds part of what it reduces, and it is no prologue.
+static bool reducesSplitDim(const UOp &op, const UGraph &ref,
+                            const Pattern &pattern,
+                            const IndexClasses &classes) {
+  int32_t x = op.operands[0];
+  const Shape &shape = ref.values[x].shape;
+  switch (op.kind) {
+  case OpKind::Reduce:
+    return patternSplits(pattern, classes.classOf[x][op.dim]);
+  case OpKind::RmsNorm:
+    return shape.empty() ||
+           patternSplits(pattern, classes.classOf[x][shape.size() - 1]);
+  case OpKind::Unary:
+  case OpKind::Binary:
+    return false;
+  // Not input-local tile work: a matmul contracts what another input
+  // holds, the rest do not occur in an unfused reference.
+  case OpKind::Matmul:
+  case OpKind::Concat:
+  case OpKind::Custom:
+  case OpKind::InputIterator:
+  case OpKind::Accum:
+  case OpKind::OutputSaver:
+  case OpKind::ThreadGraph:
+    return true;
+  }
+  return true;
+}
+
 Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
                                const IndexClasses &classes,
                                const UGraph &ref) {
   Prologues out;
-  out.hidden.assign(b.values.size(), 0);
   out.fused.assign(ref.ops.size(), false);
   const std::vector<unsigned> readers = readerCounts(ref);
+  // Per value of ref: the input whose prologue computes it (-1: none), and
+  // its value in b. The iterators are b's first ops, one per input in
+  // order (addPatternIterators).
+  std::vector<int32_t> owner(ref.values.size(), -1);
+  std::vector<int32_t> map(ref.values.size(), -1);
+  for (size_t i = 0; i < ref.inputs.size(); ++i) {
+    owner[ref.inputs[i]] = ref.inputs[i];
+    map[ref.inputs[i]] = b.ops[i].results[0];
+  }
+  auto isInput = [&](int32_t v) { return llvm::is_contained(ref.inputs, v); };
+  // Grow each input's prologue in program order: an op joins when its first
+  // operand is that input or its prologue's value, its other operands are
+  // too or are graph inputs (an rms_norm's weight), and it reduces no dim
+  // the pattern splits.
   for (size_t i = 0; i < ref.ops.size(); ++i) {
     const UOp &op = ref.ops[i];
-    // Element-wise ops of one input are prologues in every pattern;
-    // a normalisation only where its rows are whole.
-    if (op.kind != OpKind::RmsNorm && op.kind != OpKind::Unary)
+    if (op.results.size() != 1 || op.operands.empty())
       continue;
-    int32_t x = op.operands[0];
-    auto in = std::find(ref.inputs.begin(), ref.inputs.end(), x);
-    if (in == ref.inputs.end() || readers[x] != 1)
+    int32_t x = owner[op.operands[0]];
+    if (x < 0)
       continue;
-    // Whole rows in every block: the normalised (last) dim, and the
-    // weight's, which the shape rules align with it, are not split.
-    const Shape &shape = ref.values[x].shape;
-    if (op.kind == OpKind::RmsNorm &&
-        (shape.empty() ||
-         patternSplits(pattern, classes.classOf[x][shape.size() - 1])))
+    bool local = true;
+    for (size_t k = 1; k < op.operands.size(); ++k) {
+      int32_t o = op.operands[k];
+      local &= owner[o] == x || (isInput(o) && op.kind == OpKind::RmsNorm);
+    }
+    if (!local || reducesSplitDim(op, ref, pattern, classes))
       continue;
-    // The iterators are the block graph's first ops, one per input in
-    // order (addPatternIterators).
-    auto tileOf = [&](int32_t refInput) -> int32_t {
-      auto it = std::find(ref.inputs.begin(), ref.inputs.end(), refInput);
-      if (it == ref.inputs.end())
-        return -1;
-      return b.ops[it - ref.inputs.begin()].results[0];
-    };
     llvm::SmallVector<int32_t, 2> operands;
     for (int32_t o : op.operands)
-      operands.push_back(tileOf(o));
-    if (llvm::is_contained(operands, -1))
-      continue; // a weight computed inside the graph: not a prologue
+      operands.push_back(map[o]);
     int32_t r = b.addLike(op, operands);
     if (r < 0)
       continue; // the builders refused the tile (e.g. a phase mismatch)
-    out.hidden.resize(b.values.size(), 0);
-    out.hidden[operands[0]] = 1;
+    owner[op.results[0]] = x;
+    map[op.results[0]] = r;
     out.fused[i] = true;
-    ++out.count;
   }
-  // The menu items only the fused ops asked for.
+  // A prologue value is hidden when every reader is in its prologue (the
+  // raw tile of a normalised input, the squares of a norm): the
+  // enumeration sees only what the rest of the reference reads. Ops whose
+  // results nothing outside reads are dropped again if they do not lead to
+  // such a value, so the block graph holds no dead work.
+  std::vector<unsigned> outside(ref.values.size(), 0);
+  for (size_t i = 0; i < ref.ops.size(); ++i)
+    if (!out.fused[i])
+      for (int32_t o : ref.ops[i].operands)
+        ++outside[o];
+  for (int32_t o : ref.outputs)
+    ++outside[o];
+  out.hidden.assign(b.values.size(), 0);
+  for (size_t v = 0; v < ref.values.size(); ++v)
+    if (map[v] >= 0 && owner[v] >= 0 && outside[v] == 0 && readers[v] > 0)
+      out.hidden[map[v]] = 1;
+  for (size_t i = 0; i < ref.ops.size(); ++i)
+    out.count += out.fused[i];
+  // A prologue whose values are all hidden computes nothing the reference
+  // reads: impossible, since every op of ref leads to an output.
+  // The menu items only the fused ops asked for (OperatorMenu.cpp derives
+  // one per op kind of ref, and div/mul besides for an rms_norm's pieces).
   bool normLeft = false;
   for (size_t i = 0; i < ref.ops.size(); ++i)
     normLeft |= ref.ops[i].kind == OpKind::RmsNorm && !out.fused[i];
   out.needed = [&ref, fused = out.fused, normLeft](const MenuItem &item) {
-    if (item.kind == OpKind::RmsNorm ||
-        (item.kind == OpKind::Accum &&
-         item.sub == (int32_t)AccumKind::rms_last))
+    auto unfused = [&](auto matches) {
+      for (size_t i = 0; i < ref.ops.size(); ++i)
+        if (!fused[i] && matches(ref.ops[i]))
+          return true;
+      return false;
+    };
+    switch (item.kind) {
+    case OpKind::RmsNorm:
       return normLeft;
-    if (item.kind != OpKind::Unary)
+    case OpKind::Accum:
+      return item.sub != (int32_t)AccumKind::rms_last || normLeft;
+    case OpKind::Unary:
+      return unfused([&](const UOp &op) {
+        return op.kind == OpKind::Unary && op.sub == item.sub &&
+               op.scalar == item.scalar;
+      });
+    case OpKind::Reduce:
+      return unfused([&](const UOp &op) {
+        return op.kind == OpKind::Reduce && op.sub == item.sub &&
+               op.dim == item.dim;
+      });
+    case OpKind::Binary:
+      return (normLeft && (item.sub == (int32_t)BinaryKind::div ||
+                           item.sub == (int32_t)BinaryKind::mul)) ||
+             unfused([&](const UOp &op) {
+               return op.kind == OpKind::Binary && op.sub == item.sub;
+             });
+    case OpKind::Matmul:
+    case OpKind::Concat:
+    case OpKind::Custom:
+    case OpKind::InputIterator:
+    case OpKind::OutputSaver:
+    case OpKind::ThreadGraph:
       return true;
-    for (size_t i = 0; i < ref.ops.size(); ++i) {
-      const UOp &op = ref.ops[i];
-      if (op.kind == OpKind::Unary && op.sub == item.sub &&
-          op.scalar == item.scalar && !fused[i])
-        return true;
     }
-    return false;
+    return true;
   };
   return out;
 }

@@ -6,7 +6,7 @@
 //   Probe.cpp           the reference scaled down to probe shapes
 //   LaunchPatterns.cpp  grid and for-loop classes of a launch
 //   OperatorMenu.cpp    the block operators an enumeration may add
-//   Prologue.cpp        row normalisations applied to input tiles
+//   Prologue.cpp        input-local op chains applied to input tiles
 //   Enumerate.cpp       canonical depth-first block-graph enumeration
 //   CandidateCheck.cpp  a closed prefix → candidates, witness, probe verifier
 //   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
@@ -85,8 +85,8 @@ std::vector<MenuItem> operatorMenu(const UGraph &ref);
 
 /// The prologues of one launch pattern's block graph.
 struct Prologues {
-  /// Per value of the block graph after addPrologues: 1 for a raw tile that
-  /// the enumeration must not use (its only reader is its prologue).
+  /// Per value of the block graph after addPrologues: 1 for a value that
+  /// the enumeration must not use (only its prologue chain reads it).
   std::vector<char> hidden;
   /// Per op of the reference: applied as a prologue.
   std::vector<bool> fused;
@@ -99,9 +99,9 @@ struct Prologues {
   unsigned count = 0;
 };
 /// Applies to `b`'s input tiles (its iterators set, nothing else) each
-/// unary op and rms_norm of `ref` whose operand is a graph input read by
-/// nothing else, an rms_norm only where `pattern` keeps the normalised dim
-/// whole in every block (docs/Rationale/FusionSearch.md, "Prologues").
+/// input's prologue chain: the ops of `ref` that read that input alone (an
+/// rms_norm's weight may be another input), as far as none reduces a dim
+/// `pattern` splits (docs/Rationale/FusionSearch.md, "Prologues").
 Prologues addPrologues(UGraph &b, const Pattern &pattern,
                        const IndexClasses &classes, const UGraph &ref);
 
