@@ -88,6 +88,21 @@ FusionSearchResult mirage::search::searchFusedKernel(
   const UGraph target =
       normalizeForSearch(shiftFree ? shiftFree->ref : reference);
   const ShiftFree *shift = shiftFree ? &*shiftFree : nullptr;
+  FusionSearchStats scoresStats; // of the scores' own search, added below
+  if (shiftFree) {
+    // The scores before the max are a graph of their own (normalisations,
+    // the score matmul, its scale): searched first, so that the row max
+    // reads them from one fused kernel. They have no exp, so this does not
+    // recurse further.
+    UGraph scores = scoresGraph(*shiftFree, shiftFree->scoresInputs);
+    if (!scores.outputs.empty() && scores.ops.size() > 1) {
+      FusionSearchResult s =
+          searchFusedKernel(scores, opts, cost, pruneFactory);
+      scoresStats = s.stats;
+      if (s.found && s.bestSeconds < cost(scores))
+        shiftFree->fusedScores = std::move(s.best);
+    }
+  }
 
   Probe probe = makeProbe(target);
   if (!probe.ok) {
@@ -198,11 +213,12 @@ FusionSearchResult mirage::search::searchFusedKernel(
     result.stats.instances += n.instances;
     result.stats.splitInstances += n.splitInstances;
   }
-  result.stats.states = ctx.states;
-  result.stats.pruned = ctx.pruned;
-  result.stats.outputsPruned = ctx.outputsPruned;
-  result.stats.candidates = ctx.candidates;
-  result.stats.probeVerified = ctx.verified;
+  result.stats.states = ctx.states + scoresStats.states;
+  result.stats.pruned = ctx.pruned + scoresStats.pruned;
+  result.stats.outputsPruned = ctx.outputsPruned + scoresStats.outputsPruned;
+  result.stats.candidates = ctx.candidates + scoresStats.candidates;
+  result.stats.probeVerified = ctx.verified + scoresStats.probeVerified;
+  result.stats.verifySeconds += scoresStats.verifySeconds;
   result.stats.timedOut = ctx.timedOut;
   result.stats.seconds = secondsSince(ctx.start);
   return result;

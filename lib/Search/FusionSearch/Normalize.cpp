@@ -24,10 +24,6 @@ bool isUnary(const UGraph &g, int32_t v, UnaryKind k) {
   return d >= 0 && g.ops[d].kind == OpKind::Unary && g.ops[d].unaryKind() == k;
 }
 
-bool isInput(const UGraph &g, int32_t v) {
-  return std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end();
-}
-
 } // namespace
 
 std::vector<unsigned> fusion::readerCounts(const UGraph &g) {
@@ -57,13 +53,14 @@ UGraph fusion::normalizeForSearch(const UGraph &ref) {
         if (isUnary(ref, r, UnaryKind::reciprocal) && n[r] == 1)
           deferred[ref.values[r].def] = true;
       }
-    // (a @ b) · c → (a · c) @ b where a (or b) is a graph input read once.
+    // (a @ b) · c → (a · c) @ b where a (or b) is read by the matmul alone
+    // (a graph input, or the end of its prologue chain: Prologue.cpp).
     if (op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::mul_scalar) {
       int32_t m = op.operands[0];
       int32_t d = ref.values[m].def;
       if (d >= 0 && ref.ops[d].kind == OpKind::Matmul && n[m] == 1)
         for (int32_t side : ref.ops[d].operands)
-          if (isInput(ref, side) && n[side] == 1) {
+          if (n[side] == 1) {
             deferred[d] = true;
             break;
           }
@@ -96,9 +93,7 @@ UGraph fusion::normalizeForSearch(const UGraph &ref) {
         const UOp &mm = ref.ops[d];
         llvm::SmallVector<int32_t, 2> ins{map[mm.operands[0]],
                                           map[mm.operands[1]]};
-        size_t side = isInput(ref, mm.operands[0]) && n[mm.operands[0]] == 1
-                          ? 0
-                          : 1;
+        size_t side = n[mm.operands[0]] == 1 ? 0 : 1;
         ins[side] = g.addUnary(UnaryKind::mul_scalar, ins[side], op.scalar);
         int32_t r = ins[side] < 0 ? -1 : g.addMatmul(ins[0], ins[1]);
         if (r < 0)

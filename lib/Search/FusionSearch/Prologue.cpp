@@ -76,8 +76,8 @@ Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
   auto isInput = [&](int32_t v) { return llvm::is_contained(ref.inputs, v); };
   // Grow each input's prologue in program order: an op joins when its first
   // operand is that input or its prologue's value, its other operands are
-  // too or are graph inputs (an rms_norm's weight), and it reduces no dim
-  // the pattern splits.
+  // too or are graph inputs (a weight), and it reduces no dim the pattern
+  // splits.
   for (size_t i = 0; i < ref.ops.size(); ++i) {
     const UOp &op = ref.ops[i];
     if (op.results.size() != 1 || op.operands.empty())
@@ -88,7 +88,11 @@ Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
     bool local = true;
     for (size_t k = 1; k < op.operands.size(); ++k) {
       int32_t o = op.operands[k];
-      local &= owner[o] == x || (isInput(o) && op.kind == OpKind::RmsNorm);
+      // A second graph input as a side operand: an rms_norm's weight, or
+      // the gamma a frontend multiplies a normalisation by.
+      local &= owner[o] == x ||
+               (isInput(o) && (op.kind == OpKind::RmsNorm ||
+                               op.kind == OpKind::Binary));
     }
     if (!local || reducesSplitDim(op, ref, pattern, classes))
       continue;

@@ -249,12 +249,12 @@ std::optional<ShiftFree> fusion::shiftFreeReference(const UGraph &ref) {
   return out;
 }
 
-/// Replays into `out` (whose inputs are the reference's, in order) the ops
-/// of the reference that compute its row max; the max's id in `out`, or -1.
-static int32_t replayRowMax(const ShiftFree &shift, UGraph &out) {
+/// The values of the reference that its row max's operand (the scores)
+/// depends on, the scores included.
+static std::vector<bool> scoresSlice(const ShiftFree &shift) {
   const UGraph &ref = *shift.original;
   std::vector<bool> needed(ref.values.size(), false);
-  needed[shift.maxValue] = true;
+  needed[ref.ops[ref.values[shift.maxValue].def].operands[0]] = true;
   for (size_t i = ref.ops.size(); i-- > 0;) {
     bool any = false;
     for (int32_t r : ref.ops[i].results)
@@ -263,18 +263,68 @@ static int32_t replayRowMax(const ShiftFree &shift, UGraph &out) {
       for (int32_t o : ref.ops[i].operands)
         needed[o] = true;
   }
-  std::vector<int32_t> refMap(ref.values.size(), -1);
+  return needed;
+}
+
+/// Replays into `out` (whose inputs are the reference's, in order) the ops
+/// of the reference that compute its row max; the max's id in `out`, or -1.
+static int32_t replayRowMax(const ShiftFree &shift, UGraph &out) {
+  const UGraph &ref = *shift.original;
+  const UOp &mx = ref.ops[ref.values[shift.maxValue].def];
+  int32_t scores = -1;
+  if (shift.fusedScores) {
+    // The scores' fused form, over the reference's inputs it reads.
+    const UGraph &f = *shift.fusedScores;
+    std::vector<int32_t> map(f.values.size(), -1);
+    for (size_t i = 0; i < f.inputs.size(); ++i)
+      map[f.inputs[i]] = out.inputs[shift.scoresInputs[i]];
+    for (const UOp &op : f.ops)
+      if (!replayOp(out, op, map, op.body >= 0 ? f.bodies[op.body] : UGraph()))
+        return -1;
+    scores = map[f.outputs[0]];
+  } else {
+    std::vector<bool> needed = scoresSlice(shift);
+    std::vector<int32_t> refMap(ref.values.size(), -1);
+    for (size_t i = 0; i < ref.inputs.size(); ++i)
+      refMap[ref.inputs[i]] = out.inputs[i];
+    for (const UOp &op : ref.ops) {
+      bool any = false;
+      for (int32_t r : op.results)
+        any |= needed[r];
+      if (any && !replayOp(out, op, refMap,
+                           op.body >= 0 ? ref.bodies[op.body] : UGraph()))
+        return -1;
+    }
+    scores = refMap[mx.operands[0]];
+  }
+  return scores < 0 ? -1 : out.addLike(mx, {scores});
+}
+
+UGraph fusion::scoresGraph(const ShiftFree &shift,
+                           std::vector<size_t> &inputs) {
+  const UGraph &ref = *shift.original;
+  std::vector<bool> needed = scoresSlice(shift);
+  UGraph g(Level::Kernel);
+  std::vector<int32_t> map(ref.values.size(), -1);
+  inputs.clear();
   for (size_t i = 0; i < ref.inputs.size(); ++i)
-    refMap[ref.inputs[i]] = out.inputs[i];
+    if (needed[ref.inputs[i]]) {
+      map[ref.inputs[i]] = g.addInput(ref.values[ref.inputs[i]].shape,
+                                      ref.values[ref.inputs[i]].type);
+      inputs.push_back(i);
+    }
   for (const UOp &op : ref.ops) {
     bool any = false;
     for (int32_t r : op.results)
       any |= needed[r];
-    if (any && !replayOp(out, op, refMap,
+    if (any && !replayOp(g, op, map,
                          op.body >= 0 ? ref.bodies[op.body] : UGraph()))
-      return -1;
+      return UGraph(Level::Kernel);
   }
-  return refMap[shift.maxValue];
+  int32_t x = ref.ops[ref.values[shift.maxValue].def].operands[0];
+  if (map[x] >= 0)
+    g.markOutput(map[x]);
+  return g;
 }
 
 UGraph fusion::rowMaxGraph(const ShiftFree &shift) {

@@ -115,6 +115,11 @@ struct ShiftFree {
   int32_t maxValue = -1;     // reduce_max(x, d) in `original`
   int64_t rowDim = -1;       // d
   unsigned shifts = 0;       // 1: one row max serves every exp
+  /// A cheaper verified kernel graph for the scores (the max's operand),
+  /// over the reference's inputs `scoresInputs` (indices), if the search
+  /// found one: the row max is then its result's reduce max.
+  std::optional<UGraph> fusedScores;
+  std::vector<size_t> scoresInputs;
 };
 /// The shift-free copy of `ref`, or nullopt if `ref` has no shift whose max
 /// and difference have no other reader (or shifts along different dims).
@@ -128,6 +133,10 @@ std::optional<UGraph> stabilizeExps(const UGraph &g, const ShiftFree &shift);
 /// stabilized instance starts with them; their cost is part of every
 /// pattern's cost floor).
 UGraph rowMaxGraph(const ShiftFree &shift);
+/// The reference's ops that compute the scores (the row max's operand), as
+/// a kernel graph over the inputs they read (`inputs`: their indices among
+/// the reference's): what the search may fuse before the max.
+UGraph scoresGraph(const ShiftFree &shift, std::vector<size_t> &inputs);
 
 //===--- Normalize.cpp ----------------------------------------------------===//
 
@@ -135,9 +144,10 @@ UGraph rowMaxGraph(const ShiftFree &shift);
 std::vector<unsigned> readerCounts(const UGraph &g);
 
 /// `ref` with x · reciprocal(y) as x / y and (a @ b) · c as (a · c) @ b
-/// where a (or b) is a graph input read once: exact rewrites that bring
-/// frontend spellings within the menu and the depth (a scaled input is a
-/// prologue). `ref` itself if a rewrite is refused.
+/// where the matmul alone reads a (or b): exact rewrites that bring
+/// frontend spellings within the menu and the depth (a scaled input, or a
+/// scaled end of a prologue chain, is part of the prologue). `ref` itself
+/// if a rewrite is refused.
 UGraph normalizeForSearch(const UGraph &ref);
 
 //===--- CandidateCheck.cpp -----------------------------------------------===//
