@@ -220,6 +220,36 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
   return r;
 }
 
+void FiniteFieldSemantics::inverseAll(const Value *in, size_t n,
+                                      Value *out) const {
+  // An undefined q part takes no part in the q chain (it stays undefined).
+  auto chainValue = [](Value v) {
+    if (v.qUndef())
+      v.q = 1;
+    return v;
+  };
+  const Value one = fromInt(1);
+  Value acc = one;
+  for (size_t i = 0; i < n; ++i) {
+    Value v = chainValue(in[i]);
+    if (v.p == 0 || v.q == 0) {
+      for (size_t j = 0; j < n; ++j)
+        out[j] = inverse(in[j]);
+      return;
+    }
+    out[i] = acc; // the product of the elements before i
+    acc = mul(acc, v);
+  }
+  Value inv = inverse(acc); // of the product of them all
+  for (size_t i = n; i-- > 0;) {
+    Value v = chainValue(in[i]);
+    out[i] = mul(inv, out[i]);
+    inv = mul(inv, v);
+    if (in[i].qUndef())
+      out[i].markQUndefined();
+  }
+}
+
 FieldValue FiniteFieldSemantics::inverse(Value a) const {
   if (a.p == 0 || (!a.qUndef() && a.q == 0)) {
     zeroDivisor_.set();

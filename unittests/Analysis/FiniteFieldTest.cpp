@@ -111,6 +111,30 @@ TEST(FiniteField, Inverse) {
   EXPECT_TRUE(s.conclusive());
 }
 
+// inverseAll (Montgomery's trick, one inversion per tensor) gives what
+// inverse gives element by element: with undefined q parts among the
+// elements, and with a zero (then element by element, flagged).
+TEST(FiniteField, InverseAllMatchesInverse) {
+  Sem s = dom(7, Sem::ExpMode::Uninterpreted);
+  std::vector<Sem::Value> in;
+  for (int64_t v : {3, 5, 123456789, -7, 2, 2, 1 << 30})
+    in.push_back(s.fromInt(v));
+  in[2].markQUndefined();
+  in[5].markQUndefined();
+  std::vector<Sem::Value> all(in.size());
+  s.inverseAll(in.data(), in.size(), all.data());
+  for (size_t i = 0; i < in.size(); ++i) {
+    Sem::Value one = s.inverse(in[i]);
+    EXPECT_TRUE(all[i].identical(one)) << i;
+  }
+  EXPECT_TRUE(s.conclusive());
+  Sem z = dom(7, Sem::ExpMode::Uninterpreted);
+  in[3] = z.zero();
+  z.inverseAll(in.data(), in.size(), all.data());
+  EXPECT_TRUE(z.zeroDivisor());
+  EXPECT_TRUE(all[4].identical(z.inverse(in[4])));
+}
+
 TEST(FiniteField, ZeroDivisorMakesTestInconclusive) {
   Sem s = dom(7, Sem::ExpMode::Uninterpreted);
   s.div(s.fromInt(1), s.zero());

@@ -238,6 +238,9 @@ public:
   /// The const operations may run concurrently (the evaluator's workers):
   /// the status flags are atomic, everything else is read-only.
   static constexpr bool kParallelSafe = true;
+  /// div(a, b) is mul(a, inverse(b)) (Evaluator: a broadcast divisor is
+  /// inverted once per element).
+  static constexpr bool kDivIsMulInverse = true;
 
   /// The evaluator's matmul fast path: Σ a·b with one reduction per output.
   struct DotAccumulator {
@@ -301,6 +304,11 @@ public:
 
   /// The multiplicative inverse; flags a zero divisor (in either part).
   Value inverse(Value a) const;
+  /// out[i] = inverse(in[i]) for i < n, with one inversion and three
+  /// multiplications per element (Montgomery's trick) when no element is
+  /// zero; element by element otherwise (the zero divisors flagged as
+  /// inverse() flags them).
+  void inverseAll(const Value *in, size_t n, Value *out) const;
   /// The oracle of `s` at x (and y for binary symbols), keyed by both
   /// components of x (and y) and their q-defined flags.
   Value oracle(Symbol s, Value x, const Value *y = nullptr) const;

@@ -98,6 +98,16 @@ template <class S>
 struct HasDotTile<S, std::void_t<decltype(S::kDotTileBytes)>>
     : std::true_type {};
 
+/// A domain whose div(a, b) is by definition mul(a, inverse(b)) (the
+/// finite field), with inverseAll(in, n, out): a divisor tensor is inverted
+/// in one batch, each element once however far it is broadcast. Float
+/// domains divide directly (a/b is not a·(1/b) in floating point) and do
+/// not declare it.
+template <class S, class = void> struct DividesByInverse : std::false_type {};
+template <class S>
+struct DividesByInverse<S, std::void_t<decltype(S::kDivIsMulInverse)>>
+    : std::bool_constant<S::kDivIsMulInverse> {};
+
 /// A domain with exact partial sums kept across matmul tiles.
 template <class S, class = void> struct HasDotPartials : std::false_type {};
 template <class S>
@@ -602,6 +612,17 @@ private:
 
   T broadcastBinary(BinaryKind k, const T &a, const T &b,
                     const Shape &outShape) const {
+    if constexpr (detail::DividesByInverse<Sem>::value) {
+      // The divisor's elements inverted together (Montgomery's trick: one
+      // inversion for the tensor) and each once, however far it is
+      // broadcast. The same values: div is mul by the inverse; a zero
+      // divisor is still seen, since every element of b is inverted.
+      if (k == BinaryKind::div) {
+        T inv(b.shape, sem.zero());
+        sem.inverseAll(b.data.data(), b.data.size(), inv.data.data());
+        return broadcastBinary(BinaryKind::mul, a, inv, outShape);
+      }
+    }
     T out(outShape, sem.zero());
     Shape as = rowMajorStrides(a.shape), bs = rowMajorStrides(b.shape);
     forEachIndex(outShape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
