@@ -171,8 +171,6 @@ struct Analyzer {
   }
   /// Records an argument's cleared heights (oracle or interpreted exp).
   void argHeight(CallKind kind, const DegreeInfo &x) {
-    out.argHeightNum = std::max(out.argHeightNum, sat(x.hNum + x.sNum));
-    out.argHeightDen = std::max(out.argHeightDen, sat(x.hDen + x.sDen));
     CallsOfKind &c = out.byKind[size_t(kind)];
     c.hNum = std::max(c.hNum, sat(x.hNum + x.sNum));
     c.hDen = std::max(c.hDen, sat(x.hDen + x.sDen));
@@ -206,7 +204,6 @@ struct Analyzer {
       out.hasExp = true;
       if (!expI)
         return oracle(CallKind::Exp, x, nullptr, execs);
-      out.expCalls = sat(out.expCalls + execs);
       out.expArgDegree = std::max({out.expArgDegree, x.num, x.den});
       countCalls(CallKind::InterpretedExp, execs);
       argHeight(CallKind::InterpretedExp, x);
@@ -573,8 +570,14 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
   double argDeg = std::max(1.0, std::max(c.oracleArgNum, r.oracleArgNum) +
                                     std::max(c.oracleArgDen, r.oracleArgDen));
   // Two oracle (or exp) arguments: a difference of height ≤ hN + hD + 1.
-  double argHeight = sat(std::max(c.argHeightNum, r.argHeightNum) +
-                         std::max(c.argHeightDen, r.argHeightDen) + 1);
+  // Over every kind (the reported H); the bad primes below go per kind.
+  double argNum = 0, argDen = 0;
+  for (size_t kind = 0; kind < kNumCallKinds; ++kind)
+    for (const GraphDegrees *g : {&c, &r}) {
+      argNum = std::max(argNum, g->byKind[kind].hNum);
+      argDen = std::max(argDen, g->byKind[kind].hDen);
+    }
+  double argHeight = sat(argNum + argDen + 1);
   b.heightBits = std::max(height, argHeight);
   // Schwartz–Zippel on the cleared difference, plus oracle-argument
   // collisions (union bound over pairs of calls). In mode U every value has

@@ -63,15 +63,12 @@ struct GraphDegrees {
   double oracleArgDen = 0;   // largest denominator degree of one
   double divisions = 0;      // evaluations of field inverses
   double divisorDegree = 0;  // largest numerator degree of a divisor
-  double expCalls = 0;       // evaluations of interpreted exp
   double expArgDegree = 0;   // largest degree of an exponent's num or den
-  // Largest cleared heights (hNum + sNum, hDen + sDen) of an oracle or
-  // interpreted-exp argument: a difference of two arguments has a cleared
-  // numerator of height ≤ their sum + 1 (Verification.md §4.2).
-  double argHeightNum = 0, argHeightDen = 0;
-  /// The same, per kind of call: only two calls of one kind can collide,
-  /// so the bad primes of argument differences are counted per kind
-  /// (Verification.md §4.2b).
+  /// Per kind of call (oracle symbols, interpreted exp): the calls and the
+  /// largest cleared heights (hNum + sNum, hDen + sDen) of their arguments.
+  /// A difference of two arguments has a cleared numerator of height ≤
+  /// their sum + 1 (Verification.md §4.2), and only two calls of one kind
+  /// can collide, so bad primes are counted per kind (§4.2b).
   std::array<CallsOfKind, kNumCallKinds> byKind{};
   bool hasExp = false;       // the graph contains exp (either mode)
 };
