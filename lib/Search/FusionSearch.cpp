@@ -94,13 +94,13 @@ FusionSearchResult mirage::search::searchFusedKernel(
     // the score matmul, its scale): searched first, so that the row max
     // reads them from one fused kernel. They have no exp, so this does not
     // recurse further.
-    UGraph scores = scoresGraph(*shiftFree, shiftFree->scoresInputs);
-    if (!scores.outputs.empty() && scores.ops.size() > 1) {
+    UGraph &scores = shiftFree->scores;
+    if (scores.ops.size() > 1) {
       FusionSearchResult s =
           searchFusedKernel(scores, opts, cost, pruneFactory);
       scoresStats = s.stats;
       if (s.found && s.bestSeconds < cost(scores))
-        shiftFree->fusedScores = std::move(s.best);
+        scores = std::move(s.best);
     }
   }
 

@@ -43,8 +43,11 @@ public:
     if (ctx.opts.fusePrologues)
       prologues = addPrologues(b, pattern, probe.classes, probe.ref);
     prologues.hidden.resize(b.values.size(), 0);
+    std::vector<MenuItem> rest = operatorMenu(probe.ref, [&](size_t i) {
+      return i >= prologues.fused.size() || !prologues.fused[i];
+    });
     for (const MenuItem &item : menu)
-      itemNeeded.push_back(prologues.needed(item));
+      itemNeeded.push_back(llvm::is_contained(rest, item));
     protos.clear();
     for (const MenuItem &item : menu) {
       UOp proto;

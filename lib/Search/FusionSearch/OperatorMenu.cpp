@@ -9,14 +9,18 @@ using namespace mirage::search::fusion;
 /// operators, plus the pieces of the ones it fuses across the loop (an
 /// rms_norm with eps e becomes an `rms_last` accumulator with eps e and a
 /// division).
-std::vector<MenuItem> fusion::operatorMenu(const UGraph &ref) {
+bool MenuItem::operator==(const MenuItem &o) const {
+  return kind == o.kind && sub == o.sub && scalar == o.scalar &&
+         dim == o.dim && arity == o.arity;
+}
+
+std::vector<MenuItem>
+fusion::operatorMenu(const UGraph &ref,
+                     llvm::function_ref<bool(size_t)> includeOp) {
   std::vector<MenuItem> menu;
   auto addUnique = [&](MenuItem m) {
-    for (const MenuItem &x : menu)
-      if (x.kind == m.kind && x.sub == m.sub && x.scalar == m.scalar &&
-          x.dim == m.dim && x.arity == m.arity)
-        return;
-    menu.push_back(m);
+    if (!llvm::is_contained(menu, m))
+      menu.push_back(m);
   };
   auto binary = [&](BinaryKind k) {
     MenuItem m{OpKind::Binary, (int32_t)k};
@@ -30,7 +34,10 @@ std::vector<MenuItem> fusion::operatorMenu(const UGraph &ref) {
     addUnique(m);
   };
   accum(AccumKind::sum);
-  for (const UOp &op : ref.ops) {
+  for (size_t i = 0; i < ref.ops.size(); ++i) {
+    const UOp &op = ref.ops[i];
+    if (includeOp && !includeOp(i))
+      continue;
     switch (op.kind) {
     case OpKind::Matmul: {
       MenuItem m{OpKind::Matmul};

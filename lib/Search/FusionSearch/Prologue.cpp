@@ -108,9 +108,9 @@ Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
   }
   // A prologue value is hidden when every reader is in its prologue (the
   // raw tile of a normalised input, the squares of a norm): the
-  // enumeration sees only what the rest of the reference reads. Ops whose
-  // results nothing outside reads are dropped again if they do not lead to
-  // such a value, so the block graph holds no dead work.
+  // enumeration sees only what the rest of the reference reads. Every
+  // prologue value is read, by its chain or by the rest, so the block graph
+  // holds no dead work.
   std::vector<unsigned> outside(ref.values.size(), 0);
   for (size_t i = 0; i < ref.ops.size(); ++i)
     if (!out.fused[i])
@@ -122,52 +122,5 @@ Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
   for (size_t v = 0; v < ref.values.size(); ++v)
     if (map[v] >= 0 && owner[v] >= 0 && outside[v] == 0 && readers[v] > 0)
       out.hidden[map[v]] = 1;
-  for (size_t i = 0; i < ref.ops.size(); ++i)
-    out.count += out.fused[i];
-  // A prologue whose values are all hidden computes nothing the reference
-  // reads: impossible, since every op of ref leads to an output.
-  // The menu items only the fused ops asked for (OperatorMenu.cpp derives
-  // one per op kind of ref, and div/mul besides for an rms_norm's pieces).
-  bool normLeft = false;
-  for (size_t i = 0; i < ref.ops.size(); ++i)
-    normLeft |= ref.ops[i].kind == OpKind::RmsNorm && !out.fused[i];
-  out.needed = [&ref, fused = out.fused, normLeft](const MenuItem &item) {
-    auto unfused = [&](auto matches) {
-      for (size_t i = 0; i < ref.ops.size(); ++i)
-        if (!fused[i] && matches(ref.ops[i]))
-          return true;
-      return false;
-    };
-    switch (item.kind) {
-    case OpKind::RmsNorm:
-      return normLeft;
-    case OpKind::Accum:
-      return item.sub != (int32_t)AccumKind::rms_last || normLeft;
-    case OpKind::Unary:
-      return unfused([&](const UOp &op) {
-        return op.kind == OpKind::Unary && op.sub == item.sub &&
-               op.scalar == item.scalar;
-      });
-    case OpKind::Reduce:
-      return unfused([&](const UOp &op) {
-        return op.kind == OpKind::Reduce && op.sub == item.sub &&
-               op.dim == item.dim;
-      });
-    case OpKind::Binary:
-      return (normLeft && (item.sub == (int32_t)BinaryKind::div ||
-                           item.sub == (int32_t)BinaryKind::mul)) ||
-             unfused([&](const UOp &op) {
-               return op.kind == OpKind::Binary && op.sub == item.sub;
-             });
-    case OpKind::Matmul:
-    case OpKind::Concat:
-    case OpKind::Custom:
-    case OpKind::InputIterator:
-    case OpKind::OutputSaver:
-    case OpKind::ThreadGraph:
-      return true;
-    }
-    return true;
-  };
   return out;
 }

@@ -1,10 +1,11 @@
 //===- Stabilize.cpp - Softmax with max subtraction -----------------------===//
 //
 // The search runs on a shift-free copy of a reference whose softmax
-// subtracts the row max; every instance it ranks gets the shift back, with
-// the row max computed by a kernel of its own (docs/Rationale/
-// StableSoftmax.md). The stabilized instance is what is costed, verified
-// against the reference as written, and emitted.
+// subtracts the row max; every instance it ranks gets the shift back: the
+// reference's reduce max over the scores (computed by their own kernel
+// graph), subtracted before each exp (docs/Rationale/StableSoftmax.md).
+// The stabilized instance is what is costed, verified against the
+// reference as written, and emitted.
 //
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
@@ -49,13 +50,32 @@ std::optional<size_t> shiftOf(const UGraph &g, const UOp &op,
 constexpr size_t kAxes = 4;
 using AxisDims = std::array<int64_t, kAxes>;
 
+/// The dims of a two-operand op's result per axis, from its operands'
+/// (`a`, `c`): `pick(da, dc)` per axis, nullopt where it refuses or where
+/// both operands are split along different dims.
+template <class Pick>
+std::optional<AxisDims> mergeOperands(const std::optional<AxisDims> &a,
+                                      const std::optional<AxisDims> &c,
+                                      Pick pick) {
+  if (!a || !c)
+    return std::nullopt;
+  AxisDims m;
+  for (size_t ax = 0; ax < kAxes; ++ax) {
+    int64_t da = (*a)[ax], dc = (*c)[ax];
+    std::optional<int64_t> d = pick(da, dc);
+    if (!d || (da >= 0 && dc >= 0 && da != dc))
+      return std::nullopt;
+    m[ax] = *d;
+  }
+  return m;
+}
+
 /// For every grid axis and the for-loop, the dim of block value `v` whose
 /// tiles it selects, or -1 when it leaves `v` whole; nullopt when one
 /// selects a part of a sum (a matmul's contraction, a reduced dim), so that
 /// `v` is not a tile of one tensor.
 std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
   std::vector<std::optional<AxisDims>> dims(b.values.size());
-  const AxisDims whole{-1, -1, -1, -1};
   for (const UOp &op : b.ops) {
     auto of = [&](size_t i) { return dims[op.operands[i]]; };
     std::optional<AxisDims> r;
@@ -69,44 +89,23 @@ std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
       r = of(0);
       break;
     case OpKind::Binary: {
-      std::optional<AxisDims> a = of(0), c = of(1);
-      if (!a || !c)
-        break;
       const Shape &res = b.values[op.results[0]].shape;
       const Shape &sa = b.values[op.operands[0]].shape;
-      AxisDims m = whole;
-      bool ok = true;
-      for (size_t ax = 0; ax < kAxes; ++ax) {
-        int64_t da = (*a)[ax], dc = (*c)[ax];
-        // An operand broadcast along the dim its axis selects is the same
-        // for every block along it: the other operand decides.
-        int64_t d = da >= 0 && sa[da] == res[da] ? da : dc;
-        if (da >= 0 && dc >= 0 && da != dc)
-          ok = false;
-        m[ax] = d;
-      }
-      if (ok)
-        r = m;
+      // An operand broadcast along the dim its axis selects is the same
+      // for every block along it: the other operand decides.
+      r = mergeOperands(of(0), of(1), [&](int64_t da, int64_t dc) {
+        return da >= 0 && sa[da] == res[da] ? da : dc;
+      });
       break;
     }
     case OpKind::Matmul: {
-      std::optional<AxisDims> a = of(0), c = of(1);
-      if (!a || !c)
-        break;
       const int64_t rank = b.values[op.results[0]].shape.size();
-      AxisDims m = whole;
-      bool ok = true;
-      for (size_t ax = 0; ax < kAxes; ++ax) {
-        int64_t da = (*a)[ax], dc = (*c)[ax];
-        if (da == rank - 1 || dc == rank - 2)
-          ok = false; // the contraction: partial sums
-        int64_t d = da >= 0 ? da : dc;
-        if (da >= 0 && dc >= 0 && da != dc)
-          ok = false;
-        m[ax] = d;
-      }
-      if (ok)
-        r = m;
+      r = mergeOperands(
+          of(0), of(1), [&](int64_t da, int64_t dc) -> std::optional<int64_t> {
+            if (da == rank - 1 || dc == rank - 2)
+              return std::nullopt; // the contraction: partial sums
+            return da >= 0 ? da : dc;
+          });
       break;
     }
     case OpKind::Reduce: {
@@ -128,14 +127,14 @@ std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
   return dims[v];
 }
 
+enum class ShiftOutcome { NoSuchExp, Shifted, Unshiftable };
+
 /// Shifts exp number `skip` of block graph `b` (the earlier ones are
-/// shifted already) by a row max that enters as one more input of shape
-/// `maxShape`, its rows reduced over dim `d`: an iterator with the tile's
-/// row maps and no for-loop map, and exp(y) → exp(y − max). False if `b`
-/// has no such exp; otherwise `ok` says whether it could be shifted.
-bool shiftOneExp(const UGraph &b, int64_t d, const Shape &maxShape,
-                 ElemType maxType, size_t skip, UGraph &shifted, bool &ok) {
-  ok = false;
+/// shifted already) into `shifted` by a row max that enters as one more
+/// input of shape `maxShape`, its rows reduced over dim `d`: an iterator
+/// with the tile's row maps and no for-loop map, and exp(y) → exp(y − max).
+ShiftOutcome shiftOneExp(const UGraph &b, int64_t d, const Shape &maxShape,
+                         ElemType maxType, size_t skip, UGraph &shifted) {
   size_t seen = 0;
   int64_t expIdx = -1;
   for (size_t i = 0; i < b.ops.size(); ++i) {
@@ -147,20 +146,20 @@ bool shiftOneExp(const UGraph &b, int64_t d, const Shape &maxShape,
     }
   }
   if (expIdx < 0)
-    return false;
+    return ShiftOutcome::NoSuchExp;
   const UOp &exp = b.ops[expIdx];
   if (!runsInLoop(blockStage(b, exp)))
-    return true; // after the loop: its row is not a tile's row
+    return ShiftOutcome::Unshiftable; // after the loop: not a tile's row
   int32_t y = exp.operands[0];
   const Shape &yShape = b.values[y].shape;
   if (d < 0 || d >= static_cast<int64_t>(yShape.size()) ||
       maxShape.size() != yShape.size())
-    return true;
+    return ShiftOutcome::Unshiftable;
   std::optional<AxisDims> axes = partitionedDims(b, y);
   // Every tile of y must be a block of the tensor whose rows the max
   // reduced: the grid and the loop select dims of y, none a partial sum.
   if (!axes)
-    return true;
+    return ShiftOutcome::Unshiftable;
   UGraph &s = shifted;
   s = UGraph(Level::Block);
   s.grid = b.grid;
@@ -184,17 +183,54 @@ bool shiftOneExp(const UGraph &b, int64_t d, const Shape &maxShape,
           maxTile < 0 ? -1 : s.addBinary(BinaryKind::sub, smap[y], maxTile);
       int32_t e = diff < 0 ? -1 : s.addLike(op, {diff});
       if (e < 0)
-        return true;
+        return ShiftOutcome::Unshiftable;
       smap[op.results[0]] = e;
       continue;
     }
     if (!replayOp(s, op, smap, op.body >= 0 ? b.bodies[op.body] : UGraph()))
-      return true;
+      return ShiftOutcome::Unshiftable;
   }
   for (int32_t o : b.outputs)
     s.markOutput(smap[o]);
-  ok = true;
-  return true;
+  return ShiftOutcome::Shifted;
+}
+
+/// The reference's ops that compute the scores (its row max's operand), as
+/// a kernel graph over the inputs they read (`inputs`: their indices among
+/// the reference's); no outputs if a replay is refused.
+UGraph scoresGraph(const UGraph &ref, int32_t maxValue,
+                          std::vector<size_t> &inputs) {
+  int32_t x = ref.ops[ref.values[maxValue].def].operands[0];
+  std::vector<bool> needed(ref.values.size(), false);
+  needed[x] = true;
+  for (size_t i = ref.ops.size(); i-- > 0;) {
+    bool any = false;
+    for (int32_t r : ref.ops[i].results)
+      any |= needed[r];
+    if (any)
+      for (int32_t o : ref.ops[i].operands)
+        needed[o] = true;
+  }
+  UGraph g(Level::Kernel);
+  std::vector<int32_t> map(ref.values.size(), -1);
+  inputs.clear();
+  for (size_t i = 0; i < ref.inputs.size(); ++i)
+    if (needed[ref.inputs[i]]) {
+      map[ref.inputs[i]] = g.addInput(ref.values[ref.inputs[i]].shape,
+                                      ref.values[ref.inputs[i]].type);
+      inputs.push_back(i);
+    }
+  for (const UOp &op : ref.ops) {
+    bool any = false;
+    for (int32_t r : op.results)
+      any |= needed[r];
+    if (any && !replayOp(g, op, map,
+                         op.body >= 0 ? ref.bodies[op.body] : UGraph()))
+      return UGraph(Level::Kernel);
+  }
+  if (map[x] >= 0)
+    g.markOutput(map[x]);
+  return g;
 }
 
 } // namespace
@@ -224,6 +260,9 @@ std::optional<ShiftFree> fusion::shiftFreeReference(const UGraph &ref) {
   if (out.shifts != 1)
     return std::nullopt;
   out.original = &ref;
+  out.scores = scoresGraph(ref, out.maxValue, out.scoresInputs);
+  if (out.scores.outputs.empty())
+    return std::nullopt;
   UGraph &g = out.ref;
   g.name = ref.name;
   std::vector<int32_t> map(ref.values.size(), -1);
@@ -249,82 +288,22 @@ std::optional<ShiftFree> fusion::shiftFreeReference(const UGraph &ref) {
   return out;
 }
 
-/// The values of the reference that its row max's operand (the scores)
-/// depends on, the scores included.
-static std::vector<bool> scoresSlice(const ShiftFree &shift) {
-  const UGraph &ref = *shift.original;
-  std::vector<bool> needed(ref.values.size(), false);
-  needed[ref.ops[ref.values[shift.maxValue].def].operands[0]] = true;
-  for (size_t i = ref.ops.size(); i-- > 0;) {
-    bool any = false;
-    for (int32_t r : ref.ops[i].results)
-      any |= needed[r];
-    if (any)
-      for (int32_t o : ref.ops[i].operands)
-        needed[o] = true;
-  }
-  return needed;
-}
-
-/// Replays into `out` (whose inputs are the reference's, in order) the ops
-/// of the reference that compute its row max; the max's id in `out`, or -1.
+/// Replays into `out` (whose inputs are the reference's, in order) the
+/// scores' kernel graph and the reference's reduce max over its result;
+/// the max's id in `out`, or -1.
 static int32_t replayRowMax(const ShiftFree &shift, UGraph &out) {
+  const UGraph &f = shift.scores;
+  std::vector<int32_t> map(f.values.size(), -1);
+  for (size_t i = 0; i < f.inputs.size(); ++i)
+    map[f.inputs[i]] = out.inputs[shift.scoresInputs[i]];
+  for (const UOp &op : f.ops)
+    if (!replayOp(out, op, map, op.body >= 0 ? f.bodies[op.body] : UGraph()))
+      return -1;
+  int32_t scores = map[f.outputs[0]];
   const UGraph &ref = *shift.original;
-  const UOp &mx = ref.ops[ref.values[shift.maxValue].def];
-  int32_t scores = -1;
-  if (shift.fusedScores) {
-    // The scores' fused form, over the reference's inputs it reads.
-    const UGraph &f = *shift.fusedScores;
-    std::vector<int32_t> map(f.values.size(), -1);
-    for (size_t i = 0; i < f.inputs.size(); ++i)
-      map[f.inputs[i]] = out.inputs[shift.scoresInputs[i]];
-    for (const UOp &op : f.ops)
-      if (!replayOp(out, op, map, op.body >= 0 ? f.bodies[op.body] : UGraph()))
-        return -1;
-    scores = map[f.outputs[0]];
-  } else {
-    std::vector<bool> needed = scoresSlice(shift);
-    std::vector<int32_t> refMap(ref.values.size(), -1);
-    for (size_t i = 0; i < ref.inputs.size(); ++i)
-      refMap[ref.inputs[i]] = out.inputs[i];
-    for (const UOp &op : ref.ops) {
-      bool any = false;
-      for (int32_t r : op.results)
-        any |= needed[r];
-      if (any && !replayOp(out, op, refMap,
-                           op.body >= 0 ? ref.bodies[op.body] : UGraph()))
-        return -1;
-    }
-    scores = refMap[mx.operands[0]];
-  }
-  return scores < 0 ? -1 : out.addLike(mx, {scores});
-}
-
-UGraph fusion::scoresGraph(const ShiftFree &shift,
-                           std::vector<size_t> &inputs) {
-  const UGraph &ref = *shift.original;
-  std::vector<bool> needed = scoresSlice(shift);
-  UGraph g(Level::Kernel);
-  std::vector<int32_t> map(ref.values.size(), -1);
-  inputs.clear();
-  for (size_t i = 0; i < ref.inputs.size(); ++i)
-    if (needed[ref.inputs[i]]) {
-      map[ref.inputs[i]] = g.addInput(ref.values[ref.inputs[i]].shape,
-                                      ref.values[ref.inputs[i]].type);
-      inputs.push_back(i);
-    }
-  for (const UOp &op : ref.ops) {
-    bool any = false;
-    for (int32_t r : op.results)
-      any |= needed[r];
-    if (any && !replayOp(g, op, map,
-                         op.body >= 0 ? ref.bodies[op.body] : UGraph()))
-      return UGraph(Level::Kernel);
-  }
-  int32_t x = ref.ops[ref.values[shift.maxValue].def].operands[0];
-  if (map[x] >= 0)
-    g.markOutput(map[x]);
-  return g;
+  return scores < 0 ? -1
+                    : out.addLike(ref.ops[ref.values[shift.maxValue].def],
+                                  {scores});
 }
 
 UGraph fusion::rowMaxGraph(const ShiftFree &shift) {
@@ -366,11 +345,11 @@ std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
     // One exp at a time: each reads the row max through one more input.
     for (size_t done = 0;; ++done) {
       UGraph shifted;
-      bool ok = false;
-      if (!shiftOneExp(body, shift.rowDim, maxVal.shape, maxVal.type, done,
-                       shifted, ok))
-        break; // no exp left
-      if (!ok)
+      ShiftOutcome o = shiftOneExp(body, shift.rowDim, maxVal.shape,
+                                   maxVal.type, done, shifted);
+      if (o == ShiftOutcome::NoSuchExp)
+        break;
+      if (o == ShiftOutcome::Unshiftable)
         return std::nullopt; // an exp that cannot be shifted: never emit it
       operands.push_back(rowMax);
       body = std::move(shifted);

@@ -22,6 +22,9 @@
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/IndexAlignment.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -78,8 +81,13 @@ struct MenuItem {
   unsigned arity = 1;
   bool commutative = false;
   bool inLoopOnly = false; // accumulators
+  /// The same operator (commutative and inLoopOnly follow from the rest).
+  bool operator==(const MenuItem &o) const;
 };
-std::vector<MenuItem> operatorMenu(const UGraph &ref);
+/// The menu of `ref`'s ops, or of those `includeOp(index)` accepts.
+std::vector<MenuItem>
+operatorMenu(const UGraph &ref,
+             llvm::function_ref<bool(size_t)> includeOp = nullptr);
 
 //===--- Prologue.cpp -----------------------------------------------------===//
 
@@ -88,15 +96,10 @@ struct Prologues {
   /// Per value of the block graph after addPrologues: 1 for a value that
   /// the enumeration must not use (only its prologue chain reads it).
   std::vector<char> hidden;
-  /// Per op of the reference: applied as a prologue.
+  /// Per op of the reference: applied as a prologue. The enumeration
+  /// offers only the menu of the other ops (an item that only prologue ops
+  /// asked for, such as the scale of a scaled input, is not needed).
   std::vector<bool> fused;
-  /// Whether the enumeration still needs a menu item: false for an item
-  /// that only prologue ops asked for (the unary of a scaled input, the
-  /// normalisation pieces once every rms_norm is a prologue).
-  std::function<bool(const MenuItem &)> needed = [](const MenuItem &) {
-    return true;
-  };
-  unsigned count = 0;
 };
 /// Applies to `b`'s input tiles (its iterators set, nothing else) each
 /// input's prologue chain: the ops of `ref` that read that input alone (an
@@ -115,10 +118,11 @@ struct ShiftFree {
   int32_t maxValue = -1;     // reduce_max(x, d) in `original`
   int64_t rowDim = -1;       // d
   unsigned shifts = 0;       // 1: one row max serves every exp
-  /// A cheaper verified kernel graph for the scores (the max's operand),
-  /// over the reference's inputs `scoresInputs` (indices), if the search
-  /// found one: the row max is then its result's reduce max.
-  std::optional<UGraph> fusedScores;
+  /// The scores (the max's operand) as a kernel graph over the reference's
+  /// inputs `scoresInputs` (indices): the reference's own ops, or a cheaper
+  /// verified form the search found for them. The row max of every
+  /// stabilized instance is the reference's reduce max over its result.
+  UGraph scores{Level::Kernel};
   std::vector<size_t> scoresInputs;
 };
 /// The shift-free copy of `ref`, or nullopt if `ref` has no shift whose max
@@ -133,10 +137,6 @@ std::optional<UGraph> stabilizeExps(const UGraph &g, const ShiftFree &shift);
 /// stabilized instance starts with them; their cost is part of every
 /// pattern's cost floor).
 UGraph rowMaxGraph(const ShiftFree &shift);
-/// The reference's ops that compute the scores (the row max's operand), as
-/// a kernel graph over the inputs they read (`inputs`: their indices among
-/// the reference's): what the search may fuse before the max.
-UGraph scoresGraph(const ShiftFree &shift, std::vector<size_t> &inputs);
 
 //===--- Normalize.cpp ----------------------------------------------------===//
 
