@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Analysis/FiniteField.h"
+#include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Semantics/AccumRules.h"
 
@@ -129,6 +130,7 @@ struct Analyzer {
   DegreeInfo inverse(const DegreeInfo &a, double execs) {
     out.divisions = sat(out.divisions + execs);
     out.divisorDegree = std::max(out.divisorDegree, a.num);
+    out.divisorHeight = std::max(out.divisorHeight, sat(a.hNum + a.sNum));
     DegreeInfo r = a;
     std::swap(r.num, r.den);
     std::swap(r.kNum, r.kDen);
@@ -542,9 +544,63 @@ double mirage::theorem2Log2(double d, double k) {
   return log2Sum(t1, t2);
 }
 
+namespace {
+/// log2 of (β(h) + d/2^27)^4: one nonzero polynomial of degree ≤ d and
+/// cleared height ≤ h vanishing in all four lanes, each lane failing by a
+/// bad prime (one of the ⌊h/27⌋ that may divide its content, among the
+/// 2^22.7 primes of the family) or a root of S^n (Verification.md §4.2c).
+double log2FourLanes(double h, double d) {
+  const double ls = ff::LaneModuli::kLog2InputSet;
+  double bad = std::floor(h / ls);
+  double beta = bad >= 1 ? std::exp2(std::log2(bad) -
+                                     ff::LaneModuli::kLog2FamilySize)
+                         : 0;
+  double perLane = beta + std::exp2(std::log2(std::max(d, 1.0)) - ls);
+  return ff::kLanes * std::log2(std::min(perLane, 1.0));
+}
+
+/// ε_L's terms (Verification.md §4.2c): the outputs' difference, and per
+/// kind of call C(M_f, 2) pairs of arguments; zero divisors in any lane.
+void lanesBound(ErrorBound &b, const GraphDegrees &c, const GraphDegrees &r,
+                double delta, double height, double argDeg, double &l2,
+                double &lz) {
+  l2 = log2FourLanes(height, delta);
+  for (size_t kind = 0; kind < kNumCallKinds; ++kind) {
+    const CallsOfKind &x = c.byKind[kind], &y = r.byKind[kind];
+    double calls = x.calls + y.calls;
+    if (calls < 2)
+      continue;
+    double h = sat(std::max(x.hNum, y.hNum) + std::max(x.hDen, y.hDen) + 1);
+    l2 = log2Sum(l2, std::log2(sat(calls * (calls - 1) / 2)) +
+                         log2FourLanes(h, argDeg));
+  }
+  double hmax = std::max(height, b.heightBits);
+  double bad = std::floor(hmax / ff::LaneModuli::kLog2InputSet);
+  b.log2BadPrime = bad >= 1 ? ff::kLanes * (std::log2(bad) -
+                                            ff::LaneModuli::kLog2FamilySize)
+                            : -INFINITY;
+  double divs = c.divisions + r.divisions;
+  if (divs > 0) {
+    const double ls = ff::LaneModuli::kLog2InputSet;
+    double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
+    double hDiv = std::max(c.divisorHeight, r.divisorHeight);
+    double badDiv = std::floor(hDiv / ls);
+    double perDivisor =
+        std::exp2(std::log2(divDeg) - ls) +
+        (badDiv >= 1
+             ? std::exp2(std::log2(badDiv) - ff::LaneModuli::kLog2FamilySize)
+             : 0);
+    lz = std::log2(divs) + std::log2((double)ff::kLanes) +
+         std::log2(perDivisor);
+  }
+}
+} // namespace
+
 ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
                                      bool expInterpreted, unsigned targetBits,
-                                     unsigned maxTests) {
+                                     unsigned maxTests, FieldFamily family) {
+  if (expInterpreted)
+    family = FieldFamily::SafePrimePair; // the lanes have no exponent field
   GraphDegrees c = analyzeDegrees(cand, expInterpreted);
   GraphDegrees r = analyzeDegrees(ref, expInterpreted);
   ErrorBound b;
@@ -579,49 +635,56 @@ ErrorBound mirage::computeErrorBound(const UGraph &cand, const UGraph &ref,
     }
   double argHeight = sat(argNum + argDen + 1);
   b.heightBits = std::max(height, argHeight);
-  // Schwartz–Zippel on the cleared difference, plus oracle-argument
-  // collisions (union bound over pairs of calls). In mode U every value has
-  // both components, and an acceptance (or a collision) needs agreement in
-  // Z_p and in Z_q, two independent worlds: each term is squared (§4.2a).
-  // Mode I argues in one field (an exp's result has no q part).
-  const double fields = expInterpreted ? 1 : 2;
-  double l2 = fields * (std::log2(delta) - lm);
-  if (M >= 2)
-    l2 = log2Sum(l2, std::log2(b.collisionPairs) +
-                         fields * (std::log2(argDeg) - lm));
-  // A bad prime (§4.2): one of the at most ⌊H/60⌋ primes above 2^60 that
-  // divide a nonzero coefficient (|c| ≤ 2^H) of the outputs' difference
-  // (height `height`) or of one of the C(calls, 2) argument differences,
-  // exp's included (height `argHeight` each), for either of the two primes
-  // of the test. Each polynomial is charged its own height: a wide sum
-  // (softmax @ rms_norm(V) over 4096 keys) makes the outputs' difference
-  // tall, not the arguments' (§4.2b). Below 60 bits of height there is none.
-  double badPrimes = std::floor(height / lm);
-  for (size_t kind = 0; kind < kNumCallKinds; ++kind) {
-    const CallsOfKind &x = c.byKind[kind], &y = r.byKind[kind];
-    double calls = x.calls + y.calls;
-    double h = sat(std::max(x.hNum, y.hNum) + std::max(x.hDen, y.hDen) + 1);
-    badPrimes += sat(calls * (calls - 1) / 2) * std::floor(h / lm);
+  b.family = family;
+  double lz = -1e9; // log2 of the probability of a zero divisor
+  double l2 = 0;    // log2 ε before conditioning on no zero divisor
+  if (family == FieldFamily::FourLanes) {
+    lanesBound(b, c, r, delta, height, argDeg, l2, lz);
+  } else {
+    // Schwartz–Zippel on the cleared difference, plus oracle-argument
+    // collisions (union bound over pairs of calls). In mode U every value has
+    // both components, and an acceptance (or a collision) needs agreement in
+    // Z_p and in Z_q, two independent worlds: each term is squared (§4.2a).
+    // Mode I argues in one field (an exp's result has no q part).
+    const double fields = expInterpreted ? 1 : 2;
+    l2 = fields * (std::log2(delta) - lm);
+    if (M >= 2)
+      l2 = log2Sum(l2, std::log2(b.collisionPairs) +
+                           fields * (std::log2(argDeg) - lm));
+    // A bad prime (§4.2): one of the at most ⌊H/60⌋ primes above 2^60 that
+    // divide a nonzero coefficient (|c| ≤ 2^H) of the outputs' difference
+    // (height `height`) or of one of the C(calls, 2) argument differences,
+    // exp's included (height `argHeight` each), for either of the two primes
+    // of the test. Each polynomial is charged its own height: a wide sum
+    // (softmax @ rms_norm(V) over 4096 keys) makes the outputs' difference
+    // tall, not the arguments' (§4.2b). Below 60 bits of height there is none.
+    double badPrimes = std::floor(height / lm);
+    for (size_t kind = 0; kind < kNumCallKinds; ++kind) {
+      const CallsOfKind &x = c.byKind[kind], &y = r.byKind[kind];
+      double calls = x.calls + y.calls;
+      double h = sat(std::max(x.hNum, y.hNum) + std::max(x.hDen, y.hDen) + 1);
+      badPrimes += sat(calls * (calls - 1) / 2) * std::floor(h / lm);
+    }
+    b.log2BadPrime = badPrimes >= 1 ? 1 + std::log2(badPrimes) -
+                                          ff::FieldModuli::kLog2FamilySize
+                                    : -INFINITY;
+    if (badPrimes >= 1)
+      l2 = log2Sum(l2, b.log2BadPrime);
+    if (k > 0) {
+      b.expTerms = k;
+      b.expDegree = std::max({delta, c.expArgDegree, r.expArgDegree, 1.0});
+      l2 = log2Sum(l2, theorem2Log2(b.expDegree, k));
+    }
+    // Conditioning on "no zero divisor" in either field (a test that hits
+    // one is redrawn): W divisors of degree ≤ B, each vanishing with
+    // probability ≤ B/2^60 per field, whether the inputs are uniform in
+    // S = [0, 2^60) (mode U) or in the whole field, above 2^60 (mode I):
+    // ≤ 2·W·B/2^60 (FiniteFieldSemantics::random).
+    double divs = c.divisions + r.divisions;
+    double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
+    if (divs > 0)
+      lz = std::log2(divs) + std::log2(divDeg) + 1 - lm;
   }
-  b.log2BadPrime = badPrimes >= 1 ? 1 + std::log2(badPrimes) -
-                                        ff::FieldModuli::kLog2FamilySize
-                                  : -INFINITY;
-  if (badPrimes >= 1)
-    l2 = log2Sum(l2, b.log2BadPrime);
-  if (k > 0) {
-    b.expTerms = k;
-    b.expDegree = std::max({delta, c.expArgDegree, r.expArgDegree, 1.0});
-    l2 = log2Sum(l2, theorem2Log2(b.expDegree, k));
-  }
-  // Conditioning on "no zero divisor" in either field (a test that hits
-  // one is redrawn): W divisors of degree ≤ B, each vanishing with
-  // probability ≤ B/2^60 per field, whether the inputs are uniform in
-  // S = [0, 2^60) (mode U) or in the whole field, above 2^60 (mode I):
-  // ≤ 2·W·B/2^60 (FiniteFieldSemantics::random).
-  double divs = c.divisions + r.divisions;
-  double divDeg = std::max({c.divisorDegree, r.divisorDegree, 1.0});
-  double lz = divs > 0 ? std::log2(divs) + std::log2(divDeg) + 1 - lm
-                       : -1e9;
   b.zeroDivisor = std::exp2(lz);
   // The draws are uniform within a factor 1 ± 2^-66 each (FiniteField.h,
   // scaleToModulus): any event of a test is at most 1 + 2^-24 times as

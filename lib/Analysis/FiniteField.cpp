@@ -206,10 +206,7 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
   }
   if (v == 0)
     return Value{};
-  int e = 0;
-  double m = std::frexp(v, &e); // v = m·2^e, 0.5 ≤ |m| < 1
-  int64_t mant = (int64_t)std::ldexp(m, 53); // exact: 53-bit integer
-  e -= 53;
+  auto [mant, e] = dyadicOf(v);
   Value r = fromInt(mant);
   auto scale = [&](uint64_t x, const Modulus &m) {
     uint64_t two = e >= 0 ? 2 : (m.m + 1) / 2; // 2 or 2^{-1}
@@ -325,39 +322,14 @@ FieldValue FiniteFieldSemantics::max(Value a, Value b) const {
 
 FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
                                        double scalar) const {
-  switch (k) {
-  case UnaryKind::exp:
-    if (mode == ExpMode::Uninterpreted)
-      return oracle(Symbol::Exp, x);
+  if (k == UnaryKind::exp && mode == ExpMode::Interpreted) {
     if (x.qUndef()) {
       nestedExp_.set();
       return oracle(Symbol::Exp, x);
     }
     return Value{mod.p.pow(omega_, x.q), 0, true};
-  case UnaryKind::square:
-    return mul(x, x);
-  case UnaryKind::sqrt:
-    return oracle(Symbol::Sqrt, x);
-  case UnaryKind::rsqrt:
-    return inverse(oracle(Symbol::Sqrt, x));
-  case UnaryKind::reciprocal:
-    return inverse(x);
-  case UnaryKind::silu:
-    return mul(x, oracle(Symbol::Sigmoid, x));
-  case UnaryKind::gelu:
-    return oracle(Symbol::Gelu, x);
-  case UnaryKind::relu:
-    return oracle(Symbol::Relu, x);
-  case UnaryKind::sigmoid:
-    return oracle(Symbol::Sigmoid, x);
-  case UnaryKind::tanh:
-    return oracle(Symbol::Tanh, x);
-  case UnaryKind::mul_scalar:
-    return mul(x, fromDouble(scalar));
-  case UnaryKind::add_scalar:
-    return add(x, fromDouble(scalar));
   }
-  return x;
+  return fieldUnary(*this, k, x, scalar);
 }
 
 namespace {

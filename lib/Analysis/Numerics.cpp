@@ -151,14 +151,23 @@ NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
 
 namespace {
 /// The elements [begin, begin + count) of the tensor keyed `tensorKey`, one
-/// counter word each; compiled for wide vectors (VectorClones.h). Clang
-/// wants a multiversioned function's first declaration to carry the
-/// attribute, so the header's function calls this one.
+/// counter word per four elements; compiled for wide vectors
+/// (VectorClones.h). Clang wants a multiversioned function's first
+/// declaration to carry the attribute, so the header's function calls this
+/// one.
 MIRAGE_VECTOR_CLONES
 void fillSymmetricUnitClones(uint64_t tensorKey, int64_t begin, int64_t count,
                              double *out) {
-  for (int64_t e = 0; e < count; ++e)
-    out[e] = symmetricUnit(counterWord(tensorKey, (uint64_t)(begin + e), 0));
+  int64_t e = 0;
+  for (; e < count && ((begin + e) & 3); ++e)
+    out[e] = symmetricUnitOf(tensorKey, (uint64_t)(begin + e));
+  for (; e + 4 <= count; e += 4) {
+    uint64_t w = counterWord(tensorKey, (uint64_t)(begin + e), 0);
+    for (unsigned c = 0; c < 4; ++c)
+      out[e + c] = symmetricUnit(w, c);
+  }
+  for (; e < count; ++e)
+    out[e] = symmetricUnitOf(tensorKey, (uint64_t)(begin + e));
 }
 } // namespace
 

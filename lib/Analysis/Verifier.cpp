@@ -1,6 +1,7 @@
 //===- Verifier.cpp - Probabilistic equivalence of μGraphs ----------------===//
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Analysis/FiniteField.h"
+#include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Semantics/Evaluator.h"
 
 #include "llvm/Support/Format.h"
@@ -15,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <type_traits>
 
 using namespace mirage;
 using ff::FieldValue;
@@ -102,11 +104,26 @@ struct Progress {
   }
 };
 
+/// The domain of one test under `key`: the 61-bit pair in mode U or I, or
+/// mode U's four lanes (§4.2c).
+FiniteFieldSemantics makeDomain(FiniteFieldSemantics *, uint64_t key,
+                                bool expI) {
+  return FiniteFieldSemantics(key, expI
+                                       ? FiniteFieldSemantics::ExpMode::Interpreted
+                                       : FiniteFieldSemantics::ExpMode::Uninterpreted);
+}
+LaneFieldSemantics makeDomain(LaneFieldSemantics *, uint64_t key, bool) {
+  return LaneFieldSemantics(key);
+}
+
+template <class Sem>
 ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
                     unsigned nTests, uint64_t seed,
                     const VerifyOptions &opts, Progress &progress) {
-  using Sem = FiniteFieldSemantics;
-  using T = Tensor<FieldValue>;
+  using V = typename Sem::Value;
+  using T = Tensor<V>;
+  const uint64_t family =
+      std::is_same_v<Sem, LaneFieldSemantics> ? 0x1a4e : (expI ? 0x5eed : 0x1dea);
   size_t nOut = ref.outputs.size();
   std::vector<std::vector<char>> ok(nOut, std::vector<char>(nOut, 0));
   for (size_t i = 0; i < nOut; ++i)
@@ -123,18 +140,16 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
     progress.test(expI, t, nTests);
     bool done = false;
     for (unsigned r = 0; r <= opts.maxRedraws && !done; ++r) {
-      uint64_t key = mix(mix(mix(seed) ^ (expI ? 0x5eed : 0x1dea)) ^
-                         ((uint64_t)t << 8 | r));
-      Sem sem(key, expI ? Sem::ExpMode::Interpreted
-                        : Sem::ExpMode::Uninterpreted);
+      uint64_t key = mix(mix(mix(seed) ^ family) ^ ((uint64_t)t << 8 | r));
+      Sem sem = makeDomain(static_cast<Sem *>(nullptr), key, expI);
       // The domain's draw step (this test's moduli) from the element's
       // words, or a whole range at once.
       auto draw = sem.counterDraw();
       // Small inputs are drawn once per test and shared by both graphs;
       // large ones are generated where the evaluator reads them.
       std::vector<T> stored;
-      std::vector<TensorSource<FieldValue>> ins =
-          counterInputs<FieldValue>(ref, mix(key ^ 0x1234567),
+      std::vector<TensorSource<V>> ins =
+          counterInputs<V>(ref, mix(key ^ 0x1234567),
                                     kStoredInputElements, stored, draw);
       Evaluator<Sem> eval(sem, opts.threads);
       std::vector<T> a = eval.run(cand, ins);
@@ -323,6 +338,8 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
     if (o.identity) {
       res.status = VerifyStatus::Equivalent;
       os << o.tests << testsNoun(o.tests) << ", " << boundText(b);
+      if (b.family == FieldFamily::FourLanes)
+        os << " in four 28-bit fields";
     } else {
       res.status = VerifyStatus::EquivalentUpToPermutation;
       res.permutation = o.permutation;
@@ -395,10 +412,28 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   constexpr unsigned kProbeTests = 8;
   ErrorBound bu =
       computeErrorBound(cand, ref, false, opts.targetBits, opts.maxTests);
+  //    At model scale, in four 28-bit fields when they need no more tests
+  //    (§4.2c): a multiply-add is one vector product for all four.
+  bool lanes = opts.laneFields == LaneFieldUse::Always ||
+               (opts.laneFields == LaneFieldUse::Auto &&
+                multiplyAdds(cand) + multiplyAdds(ref) >=
+                    kLaneFieldMinMultiplyAdds);
+  if (lanes) {
+    ErrorBound bl = computeErrorBound(cand, ref, false, opts.targetBits,
+                                      opts.maxTests, FieldFamily::FourLanes);
+    lanes = !bl.vacuous() &&
+            (opts.laneFields == LaneFieldUse::Always || bu.vacuous() ||
+             bl.tests <= bu.tests);
+    if (lanes)
+      bu = bl;
+  }
   const unsigned probeTests = opts.probeWhenVacuous ? kProbeTests : 0;
-  ModeOutcome u = runMode(cand, ref, false,
-                          bu.vacuous() ? probeTests : bu.tests, seed, opts,
-                          progress);
+  unsigned uTests = bu.vacuous() ? probeTests : bu.tests;
+  ModeOutcome u =
+      lanes ? runMode<LaneFieldSemantics>(cand, ref, false, uTests, seed, opts,
+                                          progress)
+            : runMode<FiniteFieldSemantics>(cand, ref, false, uTests, seed,
+                                            opts, progress);
   if (auto why = modeFailure(u))
     return inconclusive(*why);
   bool uAgrees = u.identity || !u.permutation.empty();
@@ -413,7 +448,7 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   if (hasExp) {
     ErrorBound bi =
         computeErrorBound(cand, ref, true, opts.targetBits, opts.maxTests);
-    ModeOutcome in = runMode(cand, ref, true,
+    ModeOutcome in = runMode<FiniteFieldSemantics>(cand, ref, true,
                              bi.vacuous() ? probeTests : bi.tests, seed, opts,
                              progress);
     if (auto why = modeFailure(in))

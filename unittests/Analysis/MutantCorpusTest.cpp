@@ -136,7 +136,8 @@ bool floatDiffers(const UGraph &a, const UGraph &b) {
 }
 } // namespace
 
-TEST(MutantCorpus, WrongMutantsRejectedCorrectGraphsAccepted) {
+namespace {
+void runCorpus(LaneFieldUse lanes) {
   std::vector<Pair> pairs;
   std::string src = MIRAGE_SOURCE_DIR;
   loadPairs(src + "/examples/rmsnorm_matmul.mlir", pairs);
@@ -149,6 +150,7 @@ TEST(MutantCorpus, WrongMutantsRejectedCorrectGraphsAccepted) {
   pairs.push_back(expAttention());
 
   VerifyOptions opts;
+  opts.laneFields = lanes;
   size_t generated = 0, wrong = 0, rejected = 0, equivalentMutants = 0,
          equivalentAccepted = 0;
   for (const Pair &p : pairs) {
@@ -189,4 +191,15 @@ TEST(MutantCorpus, WrongMutantsRejectedCorrectGraphsAccepted) {
   EXPECT_GE(wrong, 50u);
   EXPECT_EQ(wrong, rejected);
   EXPECT_GE(equivalentAccepted * 10, equivalentMutants * 9);
+}
+} // namespace
+
+TEST(MutantCorpus, WrongMutantsRejectedCorrectGraphsAccepted) {
+  runCorpus(LaneFieldUse::Auto);
+}
+
+// The same corpus with every mode-U check in four 28-bit fields
+// (Verification.md §4.2c), as a check at model scale runs.
+TEST(MutantCorpus, WrongMutantsRejectedInFourLanes) {
+  runCorpus(LaneFieldUse::Always);
 }

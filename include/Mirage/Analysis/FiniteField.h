@@ -41,6 +41,7 @@
 #include "Mirage/Dialect/Common/MirageEnums.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <random>
 
@@ -212,6 +213,69 @@ static_assert(sizeof(FieldValue) == 16, "two words per field value");
 /// Oracle symbols: one independent random function per symbol and test.
 enum class Symbol : uint8_t { Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max };
 
+/// A finite nonzero double as mant·2^exp with a 53-bit integer mant, exactly
+/// (how every field domain maps a constant, Verification.md §1).
+struct Dyadic {
+  int64_t mant;
+  int exp;
+};
+inline Dyadic dyadicOf(double v) {
+  int e = 0;
+  double m = std::frexp(v, &e); // v = m·2^e, 0.5 ≤ |m| < 1
+  return Dyadic{(int64_t)std::ldexp(m, 53), e - 53};
+}
+
+/// The field meaning of the unary ops (Verification.md §2), for any field
+/// domain `Sem` (the 61-bit pair, the four lanes): square and the scalar ops
+/// are field arithmetic, rsqrt is 1/sqrt and silu is x·sigmoid(x) under the
+/// same oracles, every other function (exp included: the caller handles an
+/// interpreted exp before) is its symbol's oracle.
+template <class Sem>
+typename Sem::Value fieldUnary(const Sem &sem, UnaryKind k,
+                               typename Sem::Value x, double scalar) {
+  switch (k) {
+  case UnaryKind::exp:
+    return sem.oracle(Symbol::Exp, x);
+  case UnaryKind::square:
+    return sem.mul(x, x);
+  case UnaryKind::sqrt:
+    return sem.oracle(Symbol::Sqrt, x);
+  case UnaryKind::rsqrt:
+    return sem.inverse(sem.oracle(Symbol::Sqrt, x));
+  case UnaryKind::reciprocal:
+    return sem.inverse(x);
+  case UnaryKind::silu:
+    return sem.mul(x, sem.oracle(Symbol::Sigmoid, x));
+  case UnaryKind::gelu:
+    return sem.oracle(Symbol::Gelu, x);
+  case UnaryKind::relu:
+    return sem.oracle(Symbol::Relu, x);
+  case UnaryKind::sigmoid:
+    return sem.oracle(Symbol::Sigmoid, x);
+  case UnaryKind::tanh:
+    return sem.oracle(Symbol::Tanh, x);
+  case UnaryKind::mul_scalar:
+    return sem.mul(x, sem.fromDouble(scalar));
+  case UnaryKind::add_scalar:
+    return sem.add(x, sem.fromDouble(scalar));
+  }
+  return x;
+}
+
+/// The draw step of a field domain for counterInputs / fillCounterElements:
+/// an element from its words (`sem.random`), or a whole range at once
+/// (`sem.fillRandom`, the same values).
+template <class Sem> struct FieldCounterDraw {
+  const Sem &sem;
+  template <class Words> typename Sem::Value operator()(Words &words) const {
+    return sem.random(words);
+  }
+  void fill(uint64_t tensorKey, int64_t begin, int64_t count,
+            typename Sem::Value *out) const {
+    sem.fillRandom(tensorKey, begin, count, out);
+  }
+};
+
 /// A status flag that worker threads may set concurrently (relaxed atomic;
 /// copyable so that the domain stays copyable).
 class StickyFlag {
@@ -337,18 +401,7 @@ public:
   /// (mode U's loop is compiled for wide vectors; FiniteField.cpp).
   void fillRandom(uint64_t tensorKey, int64_t begin, int64_t count,
                   Value *out) const;
-  /// The draw step for counterInputs / fillCounterElements: an element
-  /// from its words, or a whole range at once (the same values).
-  struct CounterDraw {
-    const FiniteFieldSemantics &sem;
-    template <class Words> Value operator()(Words &words) const {
-      return sem.random(words);
-    }
-    void fill(uint64_t tensorKey, int64_t begin, int64_t count,
-              Value *out) const {
-      sem.fillRandom(tensorKey, begin, count, out);
-    }
-  };
+  using CounterDraw = FieldCounterDraw<FiniteFieldSemantics>;
   CounterDraw counterDraw() const { return CounterDraw{*this}; }
 
   const FieldModuli &moduli() const { return mod; }

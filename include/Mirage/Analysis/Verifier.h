@@ -63,6 +63,7 @@ struct GraphDegrees {
   double oracleArgDen = 0;   // largest denominator degree of one
   double divisions = 0;      // evaluations of field inverses
   double divisorDegree = 0;  // largest numerator degree of a divisor
+  double divisorHeight = 0;  // largest cleared height of a divisor's numerator
   double expArgDegree = 0;   // largest degree of an exponent's num or den
   /// Per kind of call (oracle symbols, interpreted exp): the calls and the
   /// largest cleared heights (hNum + sNum, hDen + sDen) of their arguments.
@@ -82,8 +83,14 @@ GraphDegrees analyzeDegrees(const UGraph &g, bool expInterpreted);
 /// " test" or " tests" after a count, for messages.
 inline const char *testsNoun(unsigned n) { return n == 1 ? " test" : " tests"; }
 
+/// The fields a test computes in: the 61-bit pair Z_p × Z_q (modes U and I,
+/// Verification.md §4.2a) or, for mode U at model scale, four 28-bit prime
+/// fields in vector lanes (§4.2c, LaneField.h).
+enum class FieldFamily : uint8_t { SafePrimePair, FourLanes };
+
 struct ErrorBound {
   bool expInterpreted = false;
+  FieldFamily family = FieldFamily::SafePrimePair;
   /// log2 ε (≤ 0).
   double log2PerTest = 0;
   unsigned tests = 0;     // 0 when vacuous: ε ≥ 1 or n > maxTests
@@ -100,9 +107,24 @@ struct ErrorBound {
   /// tests) or more tests than the budget: the verdict is NotVerified.
   bool vacuous() const { return tests == 0; }
 };
+/// `family` FourLanes is for mode U only (expInterpreted false).
 ErrorBound computeErrorBound(const UGraph &cand, const UGraph &ref,
                              bool expInterpreted, unsigned targetBits,
-                             unsigned maxTests = 512);
+                             unsigned maxTests = 512,
+                             FieldFamily family = FieldFamily::SafePrimePair);
+
+/// When a mode-U check runs in four 28-bit fields (§4.2c).
+enum class LaneFieldUse : uint8_t {
+  /// At model scale (kLaneFieldMinMultiplyAdds per test or more), when the
+  /// lanes need no more tests than the pair.
+  Auto,
+  Never,
+  /// Whenever the lanes' bound is meaningful (tests of the lane domain).
+  Always
+};
+/// The multiply-adds per test (both graphs) from which Auto uses the lanes:
+/// below it the matmuls are not what a test costs.
+constexpr double kLaneFieldMinMultiplyAdds = 1 << 24;
 /// log2 of Theorem 2's term 8·d·k⁴/q + q^(−1/k²).
 double theorem2Log2(double d, double k);
 
@@ -138,6 +160,8 @@ struct VerifyOptions {
   /// acceptance (the search's final check, which moves on to the next
   /// candidate either way) turns them off: NotVerified without a test.
   bool probeWhenVacuous = true;
+  /// Mode U in four 28-bit fields (Verification.md §4.2c).
+  LaneFieldUse laneFields = LaneFieldUse::Auto;
 };
 
 enum class VerifyStatus : uint8_t {

@@ -60,7 +60,12 @@ inline uint64_t counterWord(uint64_t tensorKey, uint64_t index, uint64_t j) {
 class CounterWords {
 public:
   CounterWords(uint64_t tensorKey, uint64_t index)
-      : state(tensorKey + (index << 2) * kCounterGamma) {}
+      : state(tensorKey + (index << 2) * kCounterGamma), key(tensorKey),
+        elementIndex(index) {}
+  /// The tensor's key and the element's index, for a draw step that shares
+  /// one word among several elements (the float64 check's 16-bit units).
+  uint64_t tensorKey() const { return key; }
+  uint64_t index() const { return elementIndex; }
   uint64_t operator()() {
     uint64_t j = next++;
     if (j < 4)
@@ -70,6 +75,7 @@ public:
 
 private:
   uint64_t state;
+  uint64_t key, elementIndex;
   uint64_t next = 0;
 };
 
