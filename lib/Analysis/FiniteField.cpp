@@ -358,11 +358,10 @@ namespace mirage::ff::detail {
 MIRAGE_VECTOR_CLONES
 void fillInputSetPairs(uint64_t tensorKey, int64_t begin, int64_t count,
                        FieldValue *out) {
-  for (int64_t e = 0; e < count; ++e) {
-    uint64_t i = (uint64_t)(begin + e);
-    out[e] = FiniteFieldSemantics::inputSetPair(counterWord(tensorKey, i, 0),
-                                                counterWord(tensorKey, i, 1));
-  }
+  uint64_t state = counterState(tensorKey, (uint64_t)begin);
+  for (int64_t e = 0; e < count; ++e, state += kCounterElementStep)
+    out[e] = FiniteFieldSemantics::inputSetPair(mix64(state),
+                                                mix64(state + kCounterGamma));
 }
 } // namespace mirage::ff::detail
 

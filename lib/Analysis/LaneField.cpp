@@ -178,10 +178,10 @@ MIRAGE_VECTOR_CLONES
 void fillLaneInputClones(uint64_t tensorKey, int64_t begin, int64_t count,
                          LaneValue *out) {
   AliasingWord *o = reinterpret_cast<AliasingWord *>(out);
-  for (int64_t e = 0; e < count; ++e) {
-    uint64_t i = (uint64_t)(begin + e);
-    o[2 * e] = (counterWord(tensorKey, i, 0) >> 5) & kTwoLanes;
-    o[2 * e + 1] = (counterWord(tensorKey, i, 1) >> 5) & kTwoLanes;
+  uint64_t state = counterState(tensorKey, (uint64_t)begin);
+  for (int64_t e = 0; e < count; ++e, state += kCounterElementStep) {
+    o[2 * e] = (mix64(state) >> 5) & kTwoLanes;
+    o[2 * e + 1] = (mix64(state + kCounterGamma) >> 5) & kTwoLanes;
   }
 }
 

@@ -161,8 +161,9 @@ void fillSymmetricUnitClones(uint64_t tensorKey, int64_t begin, int64_t count,
   int64_t e = 0;
   for (; e < count && ((begin + e) & 3); ++e)
     out[e] = symmetricUnitOf(tensorKey, (uint64_t)(begin + e));
-  for (; e + 4 <= count; e += 4) {
-    uint64_t w = counterWord(tensorKey, (uint64_t)(begin + e), 0);
+  uint64_t state = counterState(tensorKey, (uint64_t)(begin + e));
+  for (; e + 4 <= count; e += 4, state += 4 * kCounterElementStep) {
+    uint64_t w = mix64(state);
     for (unsigned c = 0; c < 4; ++c)
       out[e + c] = symmetricUnit(w, c);
   }

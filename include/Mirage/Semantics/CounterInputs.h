@@ -50,9 +50,18 @@ inline uint64_t counterTensorKey(uint64_t key, uint64_t tensor) {
 /// SplitMix64's Weyl increment.
 constexpr uint64_t kCounterGamma = 0x9e3779b97f4a7c15ULL;
 
+/// The counter state of element `index`: its word j < 4 is
+/// mix64(state + j·γ), and element index + 1's state is state +
+/// kCounterElementStep (a range fill keeps a running state instead of a
+/// 64-bit product per element, which AVX2 has no instruction for).
+inline uint64_t counterState(uint64_t tensorKey, uint64_t index) {
+  return tensorKey + (index << 2) * kCounterGamma;
+}
+constexpr uint64_t kCounterElementStep = 4 * kCounterGamma;
+
 /// Word j < 4 of element `index` of the tensor keyed `tensorKey`.
 inline uint64_t counterWord(uint64_t tensorKey, uint64_t index, uint64_t j) {
-  return mix64(tensorKey + ((index << 2) + j) * kCounterGamma);
+  return mix64(counterState(tensorKey, index) + j * kCounterGamma);
 }
 
 /// The words of one element, in order; a callable like a random engine
@@ -60,7 +69,7 @@ inline uint64_t counterWord(uint64_t tensorKey, uint64_t index, uint64_t j) {
 class CounterWords {
 public:
   CounterWords(uint64_t tensorKey, uint64_t index)
-      : state(tensorKey + (index << 2) * kCounterGamma), key(tensorKey),
+      : state(counterState(tensorKey, index)), key(tensorKey),
         elementIndex(index) {}
   /// The tensor's key and the element's index, for a draw step that shares
   /// one word among several elements (the float64 check's 16-bit units).
