@@ -197,6 +197,18 @@ FiniteFieldSemantics::FiniteFieldSemantics(uint64_t testKey, ExpMode mode,
     uint64_t g = 2 + rng() % (mod.p.m - 3);
     omega_ = mod.p.pow(g, FieldModuli::kCofactor);
   } while (omega_ == 1);
+  if (mode == ExpMode::Interpreted)
+    omegaPowers = std::make_shared<const OmegaPowers>(omega_, mod.p);
+}
+
+OmegaPowers::OmegaPowers(uint64_t omega, const Modulus &p) : p(p) {
+  uint64_t base = omega; // ω^(256^w)
+  for (int w = 0; w < 8; ++w) {
+    table[w][0] = 1;
+    for (int b = 1; b < 256; ++b)
+      table[w][b] = p.mul(table[w][b - 1], base);
+    base = p.mul(table[w][255], base);
+  }
 }
 
 FieldValue FiniteFieldSemantics::fromDouble(double v) const {
@@ -206,15 +218,18 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
   }
   if (v == 0)
     return Value{};
-  auto [mant, e] = dyadicOf(v);
-  Value r = fromInt(mant);
-  auto scale = [&](uint64_t x, const Modulus &m) {
-    uint64_t two = e >= 0 ? 2 : (m.m + 1) / 2; // 2 or 2^{-1}
-    return m.mul(x, m.pow(two, (uint64_t)(e >= 0 ? e : -(int64_t)e)));
-  };
-  r.p = scale(r.p, mod.p);
-  r.q = scale(r.q, mod.q);
-  return r;
+  thread_local ConstantCache<Value> cache;
+  return cache.get(v, mod.p.m, mod.q.m, [&] {
+    auto [mant, e] = dyadicOf(v);
+    Value r = fromInt(mant);
+    auto scale = [&](uint64_t x, const Modulus &m) {
+      uint64_t two = e >= 0 ? 2 : (m.m + 1) / 2; // 2 or 2^{-1}
+      return m.mul(x, m.pow(two, (uint64_t)(e >= 0 ? e : -(int64_t)e)));
+    };
+    r.p = scale(r.p, mod.p);
+    r.q = scale(r.q, mod.q);
+    return r;
+  });
 }
 
 void FiniteFieldSemantics::inverseAll(const Value *in, size_t n,
@@ -327,7 +342,7 @@ FieldValue FiniteFieldSemantics::unary(UnaryKind k, Value x,
       nestedExp_.set();
       return oracle(Symbol::Exp, x);
     }
-    return Value{mod.p.pow(omega_, x.q), 0, true};
+    return Value{omegaPowers->pow(x.q), 0, true};
   }
   return fieldUnary(*this, k, x, scalar);
 }

@@ -86,15 +86,20 @@ LaneValue LaneFieldSemantics::fromDouble(double v) const {
   }
   if (v == 0)
     return Value{};
-  auto [mant, e] = dyadicOf(v);
-  Value r = fromInt(mant);
-  for (int l = 0; l < kLanes; ++l) {
-    uint64_t pl = mod.p[l];
-    uint64_t two = e >= 0 ? 2 : (pl + 1) / 2; // 2 or 2^{-1}
-    uint64_t scale = powMod(two, (uint64_t)(e >= 0 ? e : -(int64_t)e), pl);
-    r.r[l] = (uint32_t)(r.r[l] * scale % pl);
-  }
-  return r;
+  thread_local ConstantCache<Value> cache;
+  return cache.get(v, (uint64_t)mod.p[0] << 32 | mod.p[1],
+                   (uint64_t)mod.p[2] << 32 | mod.p[3], [&] {
+                     auto [mant, e] = dyadicOf(v);
+                     Value r = fromInt(mant);
+                     for (int l = 0; l < kLanes; ++l) {
+                       uint64_t pl = mod.p[l];
+                       uint64_t two = e >= 0 ? 2 : (pl + 1) / 2; // 2 or 1/2
+                       uint64_t scale = powMod(
+                           two, (uint64_t)(e >= 0 ? e : -(int64_t)e), pl);
+                       r.r[l] = (uint32_t)(r.r[l] * scale % pl);
+                     }
+                     return r;
+                   });
 }
 
 LaneValue LaneFieldSemantics::inverse(Value a) const {

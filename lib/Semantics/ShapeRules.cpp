@@ -46,35 +46,47 @@ ShapeResult mirage::checkTensorShape(ArrayRef<int64_t> shape) {
   return ShapeResult::success(Shape(shape.begin(), shape.end()));
 }
 
-ShapeResult mirage::matmulShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+ShapeResult mirage::matmulShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                                bool explain) {
   if (a.size() < 2 || b.size() < 2)
-    return ShapeResult::failure("matmul operands must have rank >= 2");
+    return ShapeResult::failure(
+        explain, [] { return "matmul operands must have rank >= 2"; });
   if (a.size() != b.size())
-    return ShapeResult::failure("matmul operands must have the same rank, got " +
-                                str(a.size()) + " and " + str(b.size()));
+    return ShapeResult::failure(explain, [&] {
+      return "matmul operands must have the same rank, got " + str(a.size()) +
+             " and " + str(b.size());
+    });
   size_t r = a.size();
   for (size_t i = 0; i + 2 < r; ++i)
     if (a[i] != b[i])
-      return ShapeResult::failure("matmul batch dims differ: " + shapeToString(a) +
-                                  " vs " + shapeToString(b));
+      return ShapeResult::failure(explain, [&] {
+        return "matmul batch dims differ: " + shapeToString(a) + " vs " +
+               shapeToString(b);
+      });
   if (a[r - 1] != b[r - 2])
-    return ShapeResult::failure("matmul contraction dims differ: " + str(a[r - 1]) +
-                                " vs " + str(b[r - 2]));
+    return ShapeResult::failure(explain, [&] {
+      return "matmul contraction dims differ: " + str(a[r - 1]) + " vs " +
+             str(b[r - 2]);
+    });
   Shape out(a.begin(), a.end());
   out[r - 1] = b[r - 1];
   return ShapeResult::success(out);
 }
 
-ShapeResult mirage::broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+ShapeResult mirage::broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                                   bool explain) {
   if (a.size() != b.size())
-    return ShapeResult::failure("operands of an element-wise op must have the "
-                                "same rank, got " +
-                                str(a.size()) + " and " + str(b.size()));
+    return ShapeResult::failure(explain, [&] {
+      return "operands of an element-wise op must have the same rank, got " +
+             str(a.size()) + " and " + str(b.size());
+    });
   Shape out;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
-      return ShapeResult::failure("shapes " + shapeToString(a) + " and " +
-                                  shapeToString(b) + " do not broadcast");
+      return ShapeResult::failure(explain, [&] {
+        return "shapes " + shapeToString(a) + " and " + shapeToString(b) +
+               " do not broadcast";
+      });
     out.push_back(std::max(a[i], b[i]));
   }
   return ShapeResult::success(out);
@@ -113,18 +125,21 @@ ShapeResult mirage::concatShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
 }
 
 ShapeResult mirage::rmsNormShape(ArrayRef<int64_t> x, ArrayRef<int64_t> gamma,
-                                 bool hasGamma) {
+                                 bool hasGamma, bool explain) {
   if (x.empty())
-    return ShapeResult::failure("rms_norm needs an operand of rank >= 1");
+    return ShapeResult::failure(
+        explain, [] { return "rms_norm needs an operand of rank >= 1"; });
   if (!hasGamma)
     return ShapeResult::success(Shape(x.begin(), x.end()));
-  ShapeResult r = broadcastShape(x, gamma);
+  ShapeResult r = broadcastShape(x, gamma, explain);
   if (!r.ok())
-    return ShapeResult::failure("rms_norm weight: " + r.error);
+    return ShapeResult::failure(explain,
+                                [&] { return "rms_norm weight: " + r.error; });
   if (r.shape != Shape(x.begin(), x.end()))
-    return ShapeResult::failure("rms_norm weight " + shapeToString(gamma) +
-                                " must broadcast to the operand shape " +
-                                shapeToString(x));
+    return ShapeResult::failure(explain, [&] {
+      return "rms_norm weight " + shapeToString(gamma) +
+             " must broadcast to the operand shape " + shapeToString(x);
+    });
   return r;
 }
 

@@ -96,34 +96,44 @@ int32_t UGraph::addInput(Shape shape, ElemType type) {
 /// The phase the results of an ordinary operator get from its operands, or
 /// an error: at the kernel level everything is a device tensor; at the block
 /// level operands must be tiles of one phase.
-static std::string operandPhase(const UGraph &g, llvm::ArrayRef<int32_t> ops,
-                                Phase &out) {
+/// False with the reason in `why` (when g.explainFailures).
+static bool operandPhase(const UGraph &g, llvm::ArrayRef<int32_t> ops,
+                         Phase &out, std::string &why) {
   if (g.level == Level::Kernel) {
     out = Phase::Device;
-    return "";
+    return true;
   }
   if (g.level == Level::Thread) {
     out = Phase::Scalar;
-    return "";
+    return true;
   }
   for (size_t i = 0; i < ops.size(); ++i) {
     Phase p = g.values[ops[i]].phase;
-    if (p == Phase::Device)
-      return "operand must be loaded through an input iterator, not read from "
-             "device memory";
-    if (p == Phase::Saved)
-      return "operand is a saved output, which only the block graph's outputs "
-             "may use";
-    if (i == 0)
+    if (p == Phase::Device) {
+      if (g.explainFailures)
+        why = "operand must be loaded through an input iterator, not read "
+              "from device memory";
+      return false;
+    }
+    if (p == Phase::Saved) {
+      if (g.explainFailures)
+        why = "operand is a saved output, which only the block graph's "
+              "outputs may use";
+      return false;
+    }
+    if (i == 0) {
       out = p;
-    else if (p != out)
-      return ("mixes " + phaseDescription(out) + " with " +
-              phaseDescription(p) +
-              "; in-loop values reach after-loop code only through an "
-              "accumulator")
-          .str();
+    } else if (p != out) {
+      if (g.explainFailures)
+        why = ("mixes " + phaseDescription(out) + " with " +
+               phaseDescription(p) +
+               "; in-loop values reach after-loop code only through an "
+               "accumulator")
+                  .str();
+      return false;
+    }
   }
-  return "";
+  return true;
 }
 
 int32_t UGraph::addOp(UOp op, llvm::ArrayRef<Shape> resultShapes,
@@ -140,9 +150,9 @@ int32_t UGraph::addOp(UOp op, llvm::ArrayRef<Shape> resultShapes,
     phase = Phase::Saved;
     break;
   default: {
-    std::string err = operandPhase(*this, op.operands, phase);
-    if (!err.empty())
-      return fail(err);
+    std::string why;
+    if (!operandPhase(*this, op.operands, phase, why))
+      return fail(std::move(why));
   }
   }
   int32_t opIdx = ops.size();
@@ -169,7 +179,7 @@ int32_t UGraph::addMatmul(int32_t a, int32_t b) {
     return fail("matmul is not a thread-level operator");
   if (!validId(*this, a) || !validId(*this, b))
     return fail("invalid operand");
-  ShapeResult r = matmulShape(values[a].shape, values[b].shape);
+  ShapeResult r = matmulShape(values[a].shape, values[b].shape, explainFailures);
   if (!r.ok())
     return fail(r.error);
   UOp op;
@@ -193,7 +203,8 @@ int32_t UGraph::addUnary(UnaryKind kind, int32_t x, double scalar) {
 int32_t UGraph::addBinary(BinaryKind kind, int32_t a, int32_t b) {
   if (!validId(*this, a) || !validId(*this, b))
     return fail("invalid operand");
-  ShapeResult r = broadcastShape(values[a].shape, values[b].shape);
+  ShapeResult r =
+      broadcastShape(values[a].shape, values[b].shape, explainFailures);
   if (!r.ok())
     return fail(r.error);
   UOp op;
@@ -227,7 +238,7 @@ int32_t UGraph::addRmsNorm(int32_t x, int32_t weight, double eps) {
   if (!validId(*this, x) || (weight != -1 && !validId(*this, weight)))
     return fail("invalid operand");
   Shape w = weight >= 0 ? values[weight].shape : Shape();
-  ShapeResult r = rmsNormShape(values[x].shape, w, weight >= 0);
+  ShapeResult r = rmsNormShape(values[x].shape, w, weight >= 0, explainFailures);
   if (!r.ok())
     return fail(r.error);
   UOp op;

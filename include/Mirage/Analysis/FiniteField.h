@@ -42,6 +42,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <cstdint>
 #include <random>
 
@@ -295,6 +297,49 @@ private:
 
 struct FieldDotPartials; // FieldDot.h
 
+/// ω^e mod p for any 64-bit e in eight multiplications: ω^(b·256^w) for
+/// every byte value b and byte position w (8 × 256 entries, 16 KiB, built
+/// with 2048 multiplications per test). Mode I's exp evaluates ω^{x_q} for
+/// every element; by square-and-multiply that is about 90 multiplications.
+class OmegaPowers {
+public:
+  OmegaPowers(uint64_t omega, const Modulus &p);
+  uint64_t pow(uint64_t e) const {
+    uint64_t r = table[0][e & 255];
+    for (int w = 1; w < 8; ++w)
+      r = p.mul(r, table[w][(e >> (8 * w)) & 255]);
+    return r;
+  }
+
+private:
+  Modulus p;
+  uint64_t table[8][256];
+};
+
+/// A one-entry cache per thread of a pure function of a constant and the
+/// moduli: the evaluator maps an op's scalar (mul_scalar, add_scalar) once
+/// per element, and the mapping takes two modular powers per field.
+template <class V> struct ConstantCache {
+  uint64_t bits = 0, moduli[2] = {0, 0};
+  bool valid = false;
+  V value{};
+  /// The moduli are given as two words (the pair's p and q, or the four
+  /// 28-bit primes two to a word): the key is exact.
+  template <class Compute>
+  V get(double v, uint64_t mod0, uint64_t mod1, Compute &&compute) {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    if (!valid || b != bits || mod0 != moduli[0] || mod1 != moduli[1]) {
+      value = compute();
+      bits = b;
+      moduli[0] = mod0;
+      moduli[1] = mod1;
+      valid = true;
+    }
+    return value;
+  }
+};
+
 class FiniteFieldSemantics {
 public:
   using Value = FieldValue;
@@ -420,6 +465,8 @@ private:
   FieldModuli mod;
   uint8_t sipKey[16];
   uint64_t omega_ = 1;
+  /// Mode I only: ω's powers by byte (shared by copies of the domain).
+  std::shared_ptr<const OmegaPowers> omegaPowers;
   ExpMode mode;
   StickyFlag zeroDivisor_, nestedExp_, badConstant_;
 };

@@ -31,19 +31,28 @@ constexpr int64_t kMaxRank = 4;
 /// Largest number of thread blocks one graph-defined kernel may launch.
 constexpr int64_t kMaxBlocks = 4096;
 
-/// The result of a shape rule: a shape, or a diagnostic.
+/// The result of a shape rule: a shape, or a diagnostic. A rule asked not to
+/// explain (the search's enumeration, which tries every operand pair and
+/// discards the failures) fails with an empty message: building the text
+/// was a tenth of an attention search.
 struct ShapeResult {
   Shape shape;
   std::string error;
-  bool ok() const { return error.empty(); }
+  bool valid = false;
+  bool ok() const { return valid; }
   static ShapeResult failure(std::string msg) {
     ShapeResult r;
     r.error = std::move(msg);
     return r;
   }
+  /// failure(msg()) when `explain`, else a failure without text.
+  template <class Msg> static ShapeResult failure(bool explain, Msg &&msg) {
+    return explain ? failure(msg()) : ShapeResult{};
+  }
   static ShapeResult success(Shape s) {
     ShapeResult r;
     r.shape = std::move(s);
+    r.valid = true;
     return r;
   }
 };
@@ -55,10 +64,12 @@ std::string shapeToString(llvm::ArrayRef<int64_t> shape);
 ShapeResult checkTensorShape(llvm::ArrayRef<int64_t> shape);
 
 /// Batched matmul: A[..., m, k] × B[..., k, n] -> [..., m, n]; leading dims equal.
-ShapeResult matmulShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+ShapeResult matmulShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                        bool explain = true);
 
 /// Broadcasting of element-wise binary ops: equal rank, each dim equal or 1.
-ShapeResult broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+ShapeResult broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                           bool explain = true);
 
 /// Reduction of `dim` to `size` (size divides the extent); the result element
 /// j sums (or maxes) the strided elements j, j+size, j+2·size, ...
@@ -71,7 +82,8 @@ ShapeResult concatShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
 /// RMS normalisation over the last dim; `gamma` (may be empty = none) must
 /// broadcast against x and is multiplied after normalisation.
 ShapeResult rmsNormShape(llvm::ArrayRef<int64_t> x,
-                         llvm::ArrayRef<int64_t> gamma, bool hasGamma);
+                         llvm::ArrayRef<int64_t> gamma, bool hasGamma,
+                         bool explain = true);
 
 /// Checks a grid: every extent ≥ 1 and at most kMaxBlocks blocks in total.
 std::string checkGrid(const GridDims &grid, int64_t forloopRange);

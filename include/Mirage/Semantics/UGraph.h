@@ -132,7 +132,12 @@ struct UGraph {
   void markOutput(int32_t v) { outputs.push_back(v); }
 
   const UValue &value(int32_t id) const { return values[id]; }
+  /// Why the last add* failed (empty when explainFailures is off).
   std::string error;
+  /// A search that tries every operand combination and discards the
+  /// failures turns this off: an add* that fails returns -1 without
+  /// building its message.
+  bool explainFailures = true;
 
 private:
   int32_t addOp(UOp op, llvm::ArrayRef<Shape> resultShapes, ElemType type);

@@ -75,6 +75,9 @@ private:
   /// The pattern's iterators and omaps; false if the pattern is invalid.
   bool setup(UGraph &b) {
     b.target = ctx.opts.target;
+    // Most operand combinations tried fail a shape or phase rule; their
+    // messages would be built only to be discarded.
+    b.explainFailures = false;
     for (size_t a = 0; a < pattern.gridClasses.size(); ++a)
       b.grid[a] = smallestFactor(probe.extent[pattern.gridClasses[a]]);
     if (pattern.loopClass >= 0)
