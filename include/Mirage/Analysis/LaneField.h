@@ -43,7 +43,7 @@ constexpr int kLanes = 4;
 
 /// A value of Z_{p_1} × … × Z_{p_4}: one residue per lane, 16 bytes like a
 /// FieldValue.
-struct LaneValue {
+struct alignas(8) LaneValue {
   std::array<uint32_t, kLanes> r{};
   bool operator==(const LaneValue &o) const { return r == o.r; }
   bool operator!=(const LaneValue &o) const { return r != o.r; }
