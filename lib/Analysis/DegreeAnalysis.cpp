@@ -574,8 +574,7 @@ void lanesBound(ErrorBound &b, const GraphDegrees &c, const GraphDegrees &r,
     l2 = log2Sum(l2, std::log2(sat(calls * (calls - 1) / 2)) +
                          log2FourLanes(h, argDeg));
   }
-  double hmax = std::max(height, b.heightBits);
-  double bad = std::floor(hmax / ff::LaneModuli::kLog2InputSet);
+  double bad = std::floor(b.heightBits / ff::LaneModuli::kLog2InputSet);
   b.log2BadPrime = bad >= 1 ? ff::kLanes * (std::log2(bad) -
                                             ff::LaneModuli::kLog2FamilySize)
                             : -INFINITY;

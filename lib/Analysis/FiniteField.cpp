@@ -23,6 +23,11 @@ uint64_t ff::powMod(uint64_t base, uint64_t e, uint64_t m) {
   return r;
 }
 
+uint64_t ff::powerOfTwoMod(int e, uint64_t m) {
+  uint64_t two = e >= 0 ? 2 : (m + 1) / 2; // 2 or 2^{-1}
+  return powMod(two, (uint64_t)(e >= 0 ? e : -(int64_t)e), m);
+}
+
 namespace {
 /// Extended Euclid on (m, a) in a signed integer type wide enough that the
 /// remainders (< m) and coefficients (|t| ≤ m) never overflow.
@@ -222,12 +227,8 @@ FieldValue FiniteFieldSemantics::fromDouble(double v) const {
   return cache.get(v, mod.p.m, mod.q.m, [&] {
     auto [mant, e] = dyadicOf(v);
     Value r = fromInt(mant);
-    auto scale = [&](uint64_t x, const Modulus &m) {
-      uint64_t two = e >= 0 ? 2 : (m.m + 1) / 2; // 2 or 2^{-1}
-      return m.mul(x, m.pow(two, (uint64_t)(e >= 0 ? e : -(int64_t)e)));
-    };
-    r.p = scale(r.p, mod.p);
-    r.q = scale(r.q, mod.q);
+    r.p = mod.p.mul(r.p, powerOfTwoMod(e, mod.p.m));
+    r.q = mod.q.mul(r.q, powerOfTwoMod(e, mod.q.m));
     return r;
   });
 }

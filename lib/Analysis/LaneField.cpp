@@ -91,13 +91,9 @@ LaneValue LaneFieldSemantics::fromDouble(double v) const {
                    (uint64_t)mod.p[2] << 32 | mod.p[3], [&] {
                      auto [mant, e] = dyadicOf(v);
                      Value r = fromInt(mant);
-                     for (int l = 0; l < kLanes; ++l) {
-                       uint64_t pl = mod.p[l];
-                       uint64_t two = e >= 0 ? 2 : (pl + 1) / 2; // 2 or 1/2
-                       uint64_t scale = powMod(
-                           two, (uint64_t)(e >= 0 ? e : -(int64_t)e), pl);
-                       r.r[l] = (uint32_t)(r.r[l] * scale % pl);
-                     }
+                     for (int l = 0; l < kLanes; ++l)
+                       r.r[l] = mod.reduce(
+                           r.r[l] * powerOfTwoMod(e, mod.p[l]), l);
                      return r;
                    });
 }

@@ -180,6 +180,9 @@ inline uint64_t mulMod(uint64_t a, uint64_t b, uint64_t m) {
   return mulModSlow(a, b, m);
 }
 uint64_t powMod(uint64_t base, uint64_t exp, uint64_t m);
+/// 2^e mod the odd modulus m, for any integer e (2^-1 is (m + 1)/2): how a
+/// constant's dyadic exponent maps into every field.
+uint64_t powerOfTwoMod(int e, uint64_t m);
 /// Inverse of a ≠ 0 modulo the prime m (extended Euclid); 0 for a = 0.
 uint64_t invMod(uint64_t a, uint64_t m);
 /// Deterministic Miller–Rabin, exact for every 64-bit n.
