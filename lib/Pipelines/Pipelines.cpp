@@ -28,6 +28,7 @@ void mirage::buildSuperoptimizePipeline(
   so.pruneExpDepth = options.pruneExpDepth;
   so.pruneOutputs = options.pruneOutputs;
   so.costBound = options.costBound;
+  so.costGap = options.costGap;
   so.splitReducedClasses = options.splitReducedClasses;
   so.splitKernels = options.splitKernels;
   so.fusePrologues = options.fusePrologues;

@@ -64,13 +64,23 @@ bool cheaper(const Instance &a, const Instance &b) {
   return !a.split && b.split;
 }
 
-/// Whether every graph of pattern `p`, whose cost floor is `floor`, ranks
-/// below `best`: it costs more, or as much from a later pattern (ties go to
-/// the earlier pattern, then to the earlier find). Skipping such a pattern
-/// leaves the ranking's head unchanged.
-bool cannotBeat(double floor, size_t p, const Instance &best) {
-  return floor > best.seconds || (floor == best.seconds && p >= best.pattern);
+/// Whether pattern `p`, whose cost floor is `floor`, may be skipped given
+/// the best graph so far. With `gap` 0: every graph of it ranks below
+/// `best` (it costs more, or as much from a later pattern: ties go to the
+/// earlier pattern, then to the earlier find), so skipping it leaves the
+/// ranking's head unchanged. With a gap g: none of its graphs costs less
+/// than (1 - g) times `best` (docs/Rationale/FusionSearch.md, "An
+/// optimality gap").
+bool cannotBeat(double floor, size_t p, const Instance &best, double gap) {
+  const double limit = best.seconds * (1 - gap);
+  return floor > limit || (floor == limit && p >= best.pattern);
 }
+
+/// Patterns a round enumerates together before the found graphs bound the
+/// rest of the round (docs/Rationale/FusionSearch.md, "Waves of ascending
+/// floor"). A constant, not the thread count, so that what is explored does
+/// not depend on the machine.
+constexpr size_t kWaveSize = 4;
 
 } // namespace
 
@@ -133,48 +143,71 @@ FusionSearchResult mirage::search::searchFusedKernel(
                                             target, opts.costFloor,
                                             opts.splitKernels);
   }
+  // Patterns in ascending order of floor (stable: index order on ties), the
+  // order in which every round visits them.
+  std::vector<size_t> byFloor(patterns.size());
+  for (size_t i = 0; i < byFloor.size(); ++i)
+    byFloor[i] = i;
+  std::stable_sort(byFloor.begin(), byFloor.end(),
+                   [&](size_t a, size_t b) { return floors[a] < floors[b]; });
   std::vector<Instance> ranked;
   std::vector<size_t> foundPerPattern(patterns.size(), 0);
   std::vector<InstanceCounts> instancesPerPattern(patterns.size());
   std::optional<size_t> best; // index of the cheapest in `ranked`
+  auto bounded = [&](size_t i) {
+    return best && cannotBeat(floors[i], i, ranked[*best], opts.costGap);
+  };
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(opts.threads));
+  std::vector<std::vector<Instance>> fresh(patterns.size());
   for (unsigned round = 0; round <= opts.maxBlockOps && !ctx.expired();
        ++round) {
     progress.startRound(round);
-    std::vector<std::vector<Instance>> fresh(patterns.size());
-    for (size_t i = 0; i < patterns.size(); ++i) {
-      if (best && cannotBeat(floors[i], i, ranked[*best])) {
-        ++result.stats.patternsBounded;
-        progress.patternDone();
-        continue;
+    // One wave at a time: up to kWaveSize patterns the best so far does not
+    // bound, plus those tied with the last one's floor, enumerated in
+    // parallel; then their graphs are ranked and bound the next wave.
+    for (size_t next = 0; next < byFloor.size() && !ctx.expired();) {
+      std::vector<size_t> wave;
+      for (; next < byFloor.size(); ++next) {
+        size_t i = byFloor[next];
+        if (wave.size() >= kWaveSize && floors[i] != floors[wave.back()])
+          break;
+        if (bounded(i)) {
+          ++result.stats.patternsBounded;
+          progress.patternDone();
+          continue;
+        }
+        wave.push_back(i);
       }
-      pool.async([&, i, round] {
-        if (ctx.expired())
-          return;
-        std::vector<Found> found;
-        enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune, round,
-                             found);
-        for (size_t f = 0; f < found.size(); ++f)
-          for (Instance &inst : cheapestInstances(
-                   found[f], patterns[i], probe.classes, target, cost,
-                   opts.splitKernels, instancesPerPattern[i], shift)) {
-            inst.pattern = i;
-            inst.index = foundPerPattern[i] + f;
-            fresh[i].push_back(std::move(inst));
-          }
-        foundPerPattern[i] += found.size();
-        progress.patternDone();
-      });
+      for (size_t i : wave)
+        pool.async([&, i, round] {
+          if (ctx.expired())
+            return;
+          std::vector<Found> found;
+          enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune,
+                               round, found);
+          for (size_t f = 0; f < found.size(); ++f)
+            for (Instance &inst : cheapestInstances(
+                     found[f], patterns[i], probe.classes, target, cost,
+                     opts.splitKernels, instancesPerPattern[i], shift)) {
+              inst.pattern = i;
+              inst.index = foundPerPattern[i] + f;
+              fresh[i].push_back(std::move(inst));
+            }
+          foundPerPattern[i] += found.size();
+          progress.patternDone();
+        });
+      pool.wait();
+      for (size_t i : wave) {
+        for (Instance &inst : fresh[i])
+          ranked.push_back(std::move(inst));
+        fresh[i].clear();
+      }
+      for (size_t r = 0; r < ranked.size(); ++r)
+        if (!best || cheaper(ranked[r], ranked[*best]))
+          best = r;
+      if (best)
+        progress.setBest(ranked[*best].seconds);
     }
-    pool.wait();
-    for (std::vector<Instance> &insts : fresh)
-      for (Instance &inst : insts)
-        ranked.push_back(std::move(inst));
-    for (size_t r = 0; r < ranked.size(); ++r)
-      if (!best || cheaper(ranked[r], ranked[*best]))
-        best = r;
-    if (best)
-      progress.setBest(ranked[*best].seconds);
     if (!ctx.timedOut)
       ++result.stats.rounds;
     progress.roundDone();

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,6 +95,11 @@ struct SuperoptimizePass
       module.emitError("unknown target '") << target << "'";
       return signalPassFailure();
     }
+    if (!(costGap >= 0 && costGap < 1)) {
+      module.emitError("cost-gap must be in [0, 1), got ")
+          << llvm::formatv("{0}", llvm::format("%g", double(costGap))).str();
+      return signalPassFailure();
+    }
     ResultCache cache = ResultCache::open(CacheConfig::parse(cachePath));
     if (!cache.error().empty())
       mlir::emitWarning(module.getLoc())
@@ -138,6 +144,7 @@ struct SuperoptimizePass
            ";prune_exp_depth=" + std::to_string(pruneExpDepth) +
            ";prune_outputs=" + std::to_string(pruneOutputs) +
            ";cost_bound=" + std::to_string(costBound) +
+           ";cost_gap=" + std::to_string(costBound ? double(costGap) : 0.0) +
            ";split_reduced=" + std::to_string(splitReducedClasses) +
            ";split_kernels=" + std::to_string(splitKernels) +
            ";fuse_prologues=" + std::to_string(fusePrologues);
@@ -215,6 +222,7 @@ struct SuperoptimizePass
       opts.splitKernels = splitKernels;
       opts.fusePrologues = fusePrologues;
       opts.pruneOutputs = pruneOutputs;
+      opts.costGap = costGap;
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);

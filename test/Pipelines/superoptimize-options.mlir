@@ -3,12 +3,13 @@
 // option to mirage-superoptimize.
 // RUN: mirage-opt %s --mirage-superoptimize --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
 // RUN: mirage-opt %s --mirage-superoptimize-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
-// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 threads=1 time-budget=5 prune=false prune-z3=true prune-exp-depth=false prune-outputs=false cost-bound=false split-reduced-classes=true split-kernels=false fuse-prologues=false progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
+// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 threads=1 time-budget=5 prune=false prune-z3=true prune-exp-depth=false prune-outputs=false cost-bound=false cost-gap=0.25 split-reduced-classes=true split-kernels=false fuse-prologues=false progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
 
 module {}
 
 // DEFAULTS: mirage-superoptimize{
 // DEFAULTS-SAME: cost-bound=true
+// DEFAULTS-SAME: cost-gap=1.000000e-02
 // DEFAULTS-SAME: fuse-prologues=true
 // DEFAULTS-SAME: max-block-ops=7
 // DEFAULTS-SAME: progress=true
@@ -26,6 +27,7 @@ module {}
 // SET: mirage-superoptimize{
 // SET-SAME: cache=off
 // SET-SAME: cost-bound=false
+// SET-SAME: cost-gap=2.500000e-01
 // SET-SAME: fuse-prologues=false
 // SET-SAME: max-block-ops=3
 // SET-SAME: progress=false

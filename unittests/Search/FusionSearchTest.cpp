@@ -169,6 +169,10 @@ TEST(FusionSearch, DeterministicAcrossThreadCounts) {
   UGraph ref = test::rmsEpsMatmulReference(16, 1024, 2048, 1e-5, ElemType::F16);
   FusionSearchOptions opts;
   opts.maxBlockOps = 4;
+  // As the pass runs it: the waves of a round bound the later ones.
+  opts.costFloor = [](const UGraph &block, double savedBytes) {
+    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
+  };
   auto run = [&](unsigned threads) {
     return searchFusedKernel(
         ref, [&] {
@@ -185,6 +189,7 @@ TEST(FusionSearch, DeterministicAcrossThreadCounts) {
   EXPECT_EQ(a.stats.states, b.stats.states);
   EXPECT_EQ(a.stats.candidates, b.stats.candidates);
   EXPECT_EQ(a.stats.probeVerified, b.stats.probeVerified);
+  EXPECT_EQ(a.stats.patternsBounded, b.stats.patternsBounded);
   ASSERT_EQ(a.best.ops.size(), 1u);
   ASSERT_EQ(b.best.ops.size(), 1u);
   const UGraph &ba = a.best.bodies[a.best.ops[0].body];
@@ -277,6 +282,32 @@ TEST(FusionSearch, CostFloorSkipsPatternsThatCannotWin) {
   EXPECT_EQ(pb.ops.size(), bb.ops.size());
 }
 
+// Waves of ascending floor: in round 0, the first patterns' plain fusions
+// bound the patterns of higher floor in the same round (without waves no
+// pattern could be skipped before round 0 ends), and the answer is the
+// unbounded search's.
+TEST(FusionSearch, WavesBoundTheRestOfARound) {
+  UGraph ref = test::rmsEpsMatmulReference(16, 1024, 2048, 1e-5, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 0;
+  opts.costGap = 0;
+  FusionSearchResult plain = searchWithCostModel(ref, opts);
+  opts.costFloor = [](const UGraph &block, double savedBytes) {
+    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
+  };
+  FusionSearchResult bounded = searchWithCostModel(ref, opts);
+  ASSERT_TRUE(plain.found && bounded.found);
+  EXPECT_GT(plain.stats.patterns, 4u); // more than one wave
+  EXPECT_EQ(plain.stats.patternsBounded, 0u);
+  EXPECT_GT(bounded.stats.patternsBounded, 0u);
+  EXPECT_LT(bounded.stats.candidates, plain.stats.candidates);
+  EXPECT_EQ(bounded.bestSeconds, plain.bestSeconds);
+  const UGraph &pb = plain.best.bodies[plain.best.ops[0].body];
+  const UGraph &bb = bounded.best.bodies[bounded.best.ops[0].body];
+  EXPECT_EQ(pb.grid, bb.grid);
+  EXPECT_EQ(pb.forloopRange, bb.forloopRange);
+}
+
 //===----------------------------------------------------------------------===//
 // Pruning for GQA (docs/Rationale/SearchSpace.md, "Pruning refinements")
 //===----------------------------------------------------------------------===//
@@ -347,6 +378,28 @@ TEST(FusionSearch, GqaPruningRefinementsKeepEveryVerifiedGraph) {
   EXPECT_EQ(refined.found, plain.found);
   if (refined.found)
     EXPECT_EQ(refined.bestSeconds, plain.bestSeconds);
+}
+
+// The optimality gap: a gapped search skips patterns the exact one
+// enumerates, and its answer costs at most 1/(1 - gap) times the exact
+// search's answer.
+TEST(FusionSearch, CostGapKeepsItsGuarantee) {
+  UGraph ref = test::gqaReference(2, 64, 64, 4096);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  opts.costFloor = [](const UGraph &block, double savedBytes) {
+    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
+  };
+  opts.costGap = 0;
+  FusionSearchResult exact = searchPruned(ref, opts);
+  const double gap = 0.3;
+  opts.costGap = gap;
+  FusionSearchResult gapped = searchPruned(ref, opts);
+  ASSERT_TRUE(exact.found && gapped.found);
+  EXPECT_GT(gapped.stats.patternsBounded, exact.stats.patternsBounded);
+  EXPECT_LT(gapped.stats.states, exact.stats.states);
+  EXPECT_LE(gapped.bestSeconds, exact.bestSeconds / (1 - gap));
+  EXPECT_GE(gapped.bestSeconds, exact.bestSeconds);
 }
 
 // QKNorm (paper §6.2): both normalisations are applied to the Q and V tiles

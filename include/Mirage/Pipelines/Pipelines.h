@@ -56,6 +56,10 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "cost-bound",
       llvm::cl::desc("skip launch patterns that cannot beat the best so far"),
       llvm::cl::init(search::defaults::kCostBound)};
+  Option<double> costGap{
+      *this, "cost-gap",
+      llvm::cl::desc("the cost bound's relative optimality gap in [0, 1)"),
+      llvm::cl::init(search::defaults::kCostGap)};
   Option<bool> splitReducedClasses{
       *this, "split-reduced-classes",
       llvm::cl::desc("also split reduced index classes (ablation only)"),

@@ -117,6 +117,11 @@ struct FusionSearchOptions {
   /// whose cost floor cannot beat the best graph so far is not enumerated
   /// again. Empty: every pattern runs every round.
   CostFloorFn costFloor;
+  /// The bound's relative optimality gap, in [0, 1): a pattern is skipped
+  /// once its floor is at least (1 - costGap) times the best graph so far,
+  /// so the answer costs at most 1/(1 - costGap) times the cheapest graph
+  /// of the space. 0: the exact bound.
+  double costGap = defaults::kCostGap;
   /// Launch patterns may put classes the reference reduces over on the
   /// grid (ablation only: no such pattern has a one-kernel candidate).
   bool splitReducedClasses = defaults::kSplitReducedClasses;

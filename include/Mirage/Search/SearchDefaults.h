@@ -41,6 +41,11 @@ inline constexpr bool kPruneExpDepth = true;
 inline constexpr bool kPruneOutputs = true;
 /// Skip launch patterns whose cost floor cannot beat the best so far.
 inline constexpr bool kCostBound = true;
+/// The bound's optimality gap: a pattern whose floor is at least
+/// (1 - kCostGap) times the best so far is skipped, so the answer costs at
+/// most 1/(1 - kCostGap) times the cheapest graph of the space
+/// (docs/Rationale/FusionSearch.md, "An optimality gap").
+inline constexpr double kCostGap = 0.01;
 /// Launch patterns that split a reduced class (ablation only).
 inline constexpr bool kSplitReducedClasses = false;
 /// Also rank split-K/split-KV kernel pairs built from the found block graphs

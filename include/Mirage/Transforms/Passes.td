@@ -142,6 +142,12 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "::mirage::search::defaults::kCostBound",
            "skip launch patterns whose memory-time floor cannot beat the best "
            "graph so far (off only for ablation)">,
+    Option<"costGap", "cost-gap", "double",
+           "::mirage::search::defaults::kCostGap",
+           "the cost bound's relative optimality gap in [0, 1): a pattern is "
+           "skipped once its floor is within this fraction of the best graph "
+           "so far, so the answer costs at most 1/(1 - gap) times the "
+           "cheapest graph of the search space (0: exact)">,
     Option<"splitReducedClasses", "split-reduced-classes", "bool",
            "::mirage::search::defaults::kSplitReducedClasses",
            "also try launch patterns whose grid splits an index class the "
