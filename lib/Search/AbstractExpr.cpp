@@ -9,6 +9,8 @@
 #include <optional>
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 #include <cassert>
 #include <functional>
 
@@ -19,37 +21,62 @@ using namespace mirage::search;
 // Arena
 //===----------------------------------------------------------------------===//
 
-struct ExprArena::Key {
-  ExprKind kind;
-  uint8_t sym;
-  int32_t dim;
-  int64_t value;
-  llvm::SmallVector<ExprId, 2> ops;
-  bool operator==(const Key &o) const {
-    return kind == o.kind && sym == o.sym && dim == o.dim && value == o.value &&
-           ops == o.ops;
-  }
-};
+namespace {
+/// The interning hash of a node: everything its equality compares.
+uint64_t hashOf(const ExprNode &n) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
+  mix(static_cast<uint64_t>(n.kind));
+  mix(n.sym);
+  mix(static_cast<uint64_t>(n.dim));
+  mix(static_cast<uint64_t>(n.value));
+  for (ExprId o : n.ops)
+    mix(static_cast<uint64_t>(o));
+  // Final avalanche: the shard and the slot are taken from the low bits.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
 
-struct ExprArena::KeyHash {
-  size_t operator()(const Key &k) const {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&](uint64_t v) {
-      h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    };
-    mix(static_cast<uint64_t>(k.kind));
-    mix(k.sym);
-    mix(static_cast<uint64_t>(k.dim));
-    mix(static_cast<uint64_t>(k.value));
-    for (ExprId o : k.ops)
-      mix(static_cast<uint64_t>(o));
-    return h;
-  }
-};
+bool sameNode(const ExprNode &a, const ExprNode &b) {
+  if (a.kind != b.kind || a.sym != b.sym || a.dim != b.dim ||
+      a.value != b.value || a.ops.size() != b.ops.size())
+    return false;
+  for (size_t i = 0; i < a.ops.size(); ++i)
+    if (a.ops[i] != b.ops[i])
+      return false;
+  return true;
+}
+} // namespace
 
+/// One shard of the interning table: open addressing over (hash, id)
+/// slots; a slot's node is read from the arena itself (no second copy of
+/// the key, no allocation per entry). Guarded by `mutex`.
 struct ExprArena::Shard {
+  struct Slot {
+    uint64_t hash = 0;
+    ExprId id = -1; // -1: empty
+  };
   std::mutex mutex;
-  std::unordered_map<Key, ExprId, KeyHash> map;
+  std::vector<Slot> slots = std::vector<Slot>(64);
+  size_t used = 0;
+
+  /// Doubles the table (load factor stays at most one half).
+  void grow() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    const size_t mask = slots.size() - 1;
+    for (const Slot &s : old)
+      if (s.id >= 0) {
+        size_t i = s.hash & mask;
+        while (slots[i].id >= 0)
+          i = (i + 1) & mask;
+        slots[i] = s;
+      }
+  }
 };
 
 ExprArena::ExprArena()
@@ -76,14 +103,17 @@ const ExprNode &ExprArena::node(ExprId id) const {
 }
 
 ExprId ExprArena::intern(ExprNode n) {
-  Key key{n.kind, n.sym, n.dim, n.value, n.ops};
-  Shard &shard = shards[KeyHash()(key) % kShards];
+  const uint64_t hash = hashOf(n);
+  // The shard from the high bits, the slot from the low ones.
+  Shard &shard = shards[(hash >> 56) % kShards];
   std::lock_guard<std::mutex> lock(shard.mutex);
-  auto it = shard.map.find(key);
-  if (it != shard.map.end())
-    return it->second;
+  size_t mask = shard.slots.size() - 1;
+  size_t i = hash & mask;
+  for (; shard.slots[i].id >= 0; i = (i + 1) & mask)
+    if (shard.slots[i].hash == hash && sameNode(node(shard.slots[i].id), n))
+      return shard.slots[i].id;
   // Reserve a slot; the node is written before its id is published through
-  // the shard map (under the shard lock) or returned.
+  // the shard table (under the shard lock) or returned.
   int32_t id = next.fetch_add(1, std::memory_order_acq_rel);
   int chunkIdx = id >> kChunkBits;
   assert(chunkIdx < kMaxChunks && "expression arena full");
@@ -97,7 +127,9 @@ ExprId ExprArena::intern(ExprNode n) {
     }
   }
   chunk[id & ((1 << kChunkBits) - 1)] = std::move(n);
-  shard.map.emplace(std::move(key), id);
+  shard.slots[i] = {hash, id};
+  if (2 * ++shard.used > shard.slots.size())
+    shard.grow();
   return id;
 }
 

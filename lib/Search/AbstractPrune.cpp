@@ -42,7 +42,14 @@ struct OpKeyInfo {
     }
     return unsigned(h);
   }
-  static bool isEqual(const OpKey &a, const OpKey &b) { return a == b; }
+  /// Word by word, the distinguishing word first (std::array's == is a
+  /// memcmp call, a tenth of the search's time when it was used here).
+  static bool isEqual(const OpKey &a, const OpKey &b) {
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i])
+        return false;
+    return true;
+  }
 };
 
 /// What a worker thread remembers across its enumerations (every pattern

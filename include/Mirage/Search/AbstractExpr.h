@@ -109,8 +109,6 @@ public:
   std::string toString(ExprId id) const;
 
 private:
-  struct Key;
-  struct KeyHash;
   struct Shard;
   ExprId intern(ExprNode n);
 
