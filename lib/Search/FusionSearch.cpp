@@ -84,9 +84,29 @@ constexpr size_t kWaveSize = 4;
 
 } // namespace
 
-FusionSearchResult mirage::search::searchFusedKernel(
-    const UGraph &reference, const FusionSearchOptions &opts,
-    const CostFn &cost, const PruneFactory &pruneFactory) {
+namespace {
+
+/// How one pass of the search treats its answer and its scores.
+struct SearchMode {
+  /// Verify the ranked graphs at the real shapes, cheapest first; false:
+  /// the cheapest is the answer unverified (a stabilized softmax's scores,
+  /// whose check is the whole instance's: StableSoftmax.md).
+  bool verifyAnswer = true;
+  /// Search a stabilized softmax's scores first and build on their winner.
+  bool fuseScores = true;
+};
+
+/// What the driver needs to know of one pass besides its result.
+struct PassOutcome {
+  bool scoresFused = false; // the instances compute the scores' winner
+  bool refuted = false;     // a ranked graph was found not equivalent
+};
+
+FusionSearchResult searchOnce(const UGraph &reference,
+                              const FusionSearchOptions &opts,
+                              const CostFn &cost,
+                              const PruneFactory &pruneFactory,
+                              SearchMode mode, PassOutcome &outcome) {
   FusionSearchResult result;
   SearchContext ctx(opts);
   result.referenceSeconds = cost(reference);
@@ -105,12 +125,16 @@ FusionSearchResult mirage::search::searchFusedKernel(
     // reads them from one fused kernel. They have no exp, so this does not
     // recurse further.
     UGraph &scores = shiftFree->scores;
-    if (scores.ops.size() > 1) {
-      FusionSearchResult s =
-          searchFusedKernel(scores, opts, cost, pruneFactory);
+    if (mode.fuseScores && scores.ops.size() > 1) {
+      PassOutcome inner;
+      FusionSearchResult s = searchOnce(
+          scores, opts, cost, pruneFactory,
+          SearchMode{/*verifyAnswer=*/false, /*fuseScores=*/false}, inner);
       scoresStats = s.stats;
-      if (s.found && s.bestSeconds < cost(scores))
+      if (s.found && s.bestSeconds < cost(scores)) {
         scores = std::move(s.best);
+        outcome.scoresFused = true;
+      }
     }
   }
 
@@ -216,11 +240,19 @@ FusionSearchResult mirage::search::searchFusedKernel(
   // The answer is verified at the real shapes, cheapest first.
   std::sort(ranked.begin(), ranked.end(), cheaper);
   std::string lastVerifyMessage;
+  if (!mode.verifyAnswer && !ranked.empty()) {
+    // Checked as part of every instance built on it (StableSoftmax.md).
+    result.found = true;
+    result.best = std::move(ranked.front().graph);
+    result.bestSeconds = ranked.front().seconds;
+    ranked.clear();
+  }
   for (Instance &inst : ranked) {
     ++result.stats.finalVerified;
     VerificationResult vr = verifyAtRealShapes(inst.graph, reference, opts);
     result.stats.verifySeconds += vr.seconds;
     if (!vr.equivalent()) {
+      outcome.refuted |= vr.status == VerifyStatus::NotEquivalent;
       if (vr.status == VerifyStatus::Inconclusive ||
           vr.status == VerifyStatus::NotVerified)
         lastVerifyMessage = vr.message;
@@ -252,7 +284,48 @@ FusionSearchResult mirage::search::searchFusedKernel(
   result.stats.candidates = ctx.candidates + scoresStats.candidates;
   result.stats.probeVerified = ctx.verified + scoresStats.probeVerified;
   result.stats.verifySeconds += scoresStats.verifySeconds;
-  result.stats.timedOut = ctx.timedOut;
+  result.stats.finalVerified += scoresStats.finalVerified;
+  result.stats.timedOut = ctx.timedOut || scoresStats.timedOut;
   result.stats.seconds = secondsSince(ctx.start);
   return result;
+}
+
+/// Adds the counters of an earlier pass to `to`'s (the time included).
+void addStats(FusionSearchStats &to, const FusionSearchStats &from) {
+  to.patterns += from.patterns;
+  to.states += from.states;
+  to.pruned += from.pruned;
+  to.outputsPruned += from.outputsPruned;
+  to.candidates += from.candidates;
+  to.probeVerified += from.probeVerified;
+  to.instances += from.instances;
+  to.splitInstances += from.splitInstances;
+  to.finalVerified += from.finalVerified;
+  to.rounds += from.rounds;
+  to.patternsBounded += from.patternsBounded;
+  to.timedOut |= from.timedOut;
+  to.seconds += from.seconds;
+  to.verifySeconds += from.verifySeconds;
+}
+
+} // namespace
+
+FusionSearchResult mirage::search::searchFusedKernel(
+    const UGraph &reference, const FusionSearchOptions &opts,
+    const CostFn &cost, const PruneFactory &pruneFactory) {
+  PassOutcome outcome;
+  FusionSearchResult r =
+      searchOnce(reference, opts, cost, pruneFactory, SearchMode(), outcome);
+  if (r.found || !outcome.scoresFused || !outcome.refuted)
+    return r;
+  // The scores' winner passed the probe check only; every instance built on
+  // it failing at the real shapes may be its fault. Once more with the
+  // reference's own scores ops (StableSoftmax.md).
+  PassOutcome again;
+  FusionSearchResult plain =
+      searchOnce(reference, opts, cost, pruneFactory,
+                 SearchMode{/*verifyAnswer=*/true, /*fuseScores=*/false},
+                 again);
+  addStats(plain.stats, r.stats);
+  return plain;
 }

@@ -632,10 +632,44 @@ private:
       return out;
     }
     Shape as = rowMajorStrides(a.shape), bs = rowMajorStrides(b.shape);
-    forEachIndex(outShape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
-      out.data[i] = binary(k, a.data[broadcastOffset(a.shape, as, idx)],
-                           b.data[broadcastOffset(b.shape, bs, idx)]);
-    });
+    const size_t rank = outShape.size();
+    if (a.shape.size() != rank || b.shape.size() != rank || rank == 0) {
+      forEachIndex(outShape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
+        out.data[i] = binary(k, a.data[broadcastOffset(a.shape, as, idx)],
+                             b.data[broadcastOffset(b.shape, bs, idx)]);
+      });
+      return out;
+    }
+    // The same offsets as broadcastOffset, kept incrementally: stride 0
+    // along an operand's dims of extent 1, the last dim walked by an inner
+    // loop, the others by an odometer that moves both offsets.
+    for (size_t d = 0; d < rank; ++d) {
+      if (a.shape[d] == 1)
+        as[d] = 0;
+      if (b.shape[d] == 1)
+        bs[d] = 0;
+    }
+    const int64_t inner = outShape[rank - 1];
+    if (inner == 0)
+      return out;
+    const int64_t ai = as[rank - 1], bi = bs[rank - 1];
+    const int64_t rows = out.size() / inner;
+    Shape idx(rank, 0);
+    int64_t aoff = 0, boff = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      V *o = out.data.data() + r * inner;
+      for (int64_t j = 0; j < inner; ++j)
+        o[j] = binary(k, a.data[aoff + j * ai], b.data[boff + j * bi]);
+      for (int64_t d = int64_t(rank) - 2; d >= 0; --d) {
+        aoff += as[d];
+        boff += bs[d];
+        if (++idx[d] < outShape[d])
+          break;
+        aoff -= as[d] * outShape[d];
+        boff -= bs[d] * outShape[d];
+        idx[d] = 0;
+      }
+    }
     return out;
   }
 
