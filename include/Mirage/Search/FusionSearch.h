@@ -113,9 +113,11 @@ struct FusionSearchOptions {
   /// emitted graph's guarantee comes from mirage-verify-equivalence with a
   /// random seed (docs/Rationale/Verification.md §4.4).
   uint64_t seed = defaults::kSeed;
-  /// Branch and bound over launch patterns: after every round, a pattern
-  /// whose cost floor cannot beat the best graph so far is not enumerated
-  /// again. Empty: every pattern runs every round.
+  /// Branch and bound over launch patterns: a round visits the patterns in
+  /// ascending order of this floor, in waves, and after every wave a
+  /// pattern whose floor cannot beat the best graph so far (within
+  /// costGap) is not enumerated again. Empty: every pattern runs every
+  /// round.
   CostFloorFn costFloor;
   /// The bound's relative optimality gap, in [0, 1): a pattern is skipped
   /// once its floor is at least (1 - costGap) times the best graph so far,
