@@ -1,10 +1,12 @@
 //===- FusionSearch.cpp - Search for fused graph-defined kernels ----------===//
 //
 // The driver: probe shapes, launch patterns and the operator menu once; then
-// rounds of block-graph enumeration (round k builds graphs of k operators for
-// every pattern, one pattern per task on an LLVM thread pool), each found
-// graph ranked at the real shapes as soon as its round ends; finally the
-// cheapest instances are verified at the real shapes until one passes. The
+// rounds of block-graph enumeration (round k builds graphs of k operators),
+// each round over the patterns in waves of ascending cost floor (one pattern
+// per task on an LLVM thread pool), each found graph ranked at the real
+// shapes as soon as its wave ends and bounding the waves after it; finally
+// the cheapest instances are verified at the real shapes until one passes.
+// A stabilized softmax's scores are searched first, by the same driver. The
 // stages live in lib/Search/FusionSearch/ (Stages.h lists them).
 //
 //===----------------------------------------------------------------------===//
@@ -81,10 +83,6 @@ bool cannotBeat(double floor, size_t p, const Instance &best, double gap) {
 /// floor"). A constant, not the thread count, so that what is explored does
 /// not depend on the machine.
 constexpr size_t kWaveSize = 4;
-
-} // namespace
-
-namespace {
 
 /// How one pass of the search treats its answer and its scores.
 struct SearchMode {
@@ -316,7 +314,7 @@ FusionSearchResult mirage::search::searchFusedKernel(
   PassOutcome outcome;
   FusionSearchResult r =
       searchOnce(reference, opts, cost, pruneFactory, SearchMode(), outcome);
-  if (r.found || !outcome.scoresFused || !outcome.refuted)
+  if (r.found || !outcome.scoresFused || !outcome.refuted || r.stats.timedOut)
     return r;
   // The scores' winner passed the probe check only; every instance built on
   // it failing at the real shapes may be its fault. Once more with the
