@@ -6,13 +6,12 @@
 //===----------------------------------------------------------------------===//
 #include "Mirage/Search/AbstractExpr.h"
 
-#include <optional>
-
 #include <algorithm>
-#include <mutex>
-#include <vector>
 #include <cassert>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 using namespace mirage;
 using namespace mirage::search;
@@ -34,7 +33,8 @@ uint64_t hashOf(const ExprNode &n) {
   mix(static_cast<uint64_t>(n.value));
   for (ExprId o : n.ops)
     mix(static_cast<uint64_t>(o));
-  // Final avalanche: the shard and the slot are taken from the low bits.
+  // Final avalanche: the shard is taken from the high bits and the slot
+  // from the low ones.
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;

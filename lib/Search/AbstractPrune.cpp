@@ -42,8 +42,8 @@ struct OpKeyInfo {
     }
     return unsigned(h);
   }
-  /// Word by word, the distinguishing word first (std::array's == is a
-  /// memcmp call, a tenth of the search's time when it was used here).
+  /// Word by word (std::array's == is a memcmp call: about 9% of GQA's
+  /// search samples when it was used here).
   static bool isEqual(const OpKey &a, const OpKey &b) {
     for (size_t i = 0; i < a.size(); ++i)
       if (a[i] != b[i])

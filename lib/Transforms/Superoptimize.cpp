@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -96,8 +95,9 @@ struct SuperoptimizePass
       return signalPassFailure();
     }
     if (!(costGap >= 0 && costGap < 1)) {
-      module.emitError("cost-gap must be in [0, 1), got ")
-          << llvm::formatv("{0}", llvm::format("%g", double(costGap))).str();
+      std::string shown;
+      llvm::raw_string_ostream(shown) << llvm::format("%g", double(costGap));
+      module.emitError("cost-gap must be in [0, 1), got ") << shown;
       return signalPassFailure();
     }
     ResultCache cache = ResultCache::open(CacheConfig::parse(cachePath));
