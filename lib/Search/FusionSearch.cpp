@@ -219,12 +219,13 @@ FusionSearchResult searchOnce(const UGraph &reference,
           progress.patternDone();
         });
       pool.wait();
+      const size_t ranksBefore = ranked.size(); // `best` is among these
       for (size_t i : wave) {
         for (Instance &inst : fresh[i])
           ranked.push_back(std::move(inst));
         fresh[i].clear();
       }
-      for (size_t r = 0; r < ranked.size(); ++r)
+      for (size_t r = ranksBefore; r < ranked.size(); ++r)
         if (!best || cheaper(ranked[r], ranked[*best]))
           best = r;
       if (best)

@@ -14,6 +14,13 @@
 using namespace mirage;
 using namespace mirage::search;
 
+/// The memory-time floor the pass gives the search (branch and bound).
+static CostFloorFn h100TrafficFloor() {
+  return [](const UGraph &block, double savedBytes) {
+    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
+  };
+}
+
 /// Searches `ref` on two threads, costed by the analytic model.
 static FusionSearchResult searchWithCostModel(const UGraph &ref,
                                               FusionSearchOptions opts) {
@@ -170,9 +177,7 @@ TEST(FusionSearch, DeterministicAcrossThreadCounts) {
   FusionSearchOptions opts;
   opts.maxBlockOps = 4;
   // As the pass runs it: the waves of a round bound the later ones.
-  opts.costFloor = [](const UGraph &block, double savedBytes) {
-    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
-  };
+  opts.costFloor = h100TrafficFloor();
   auto run = [&](unsigned threads) {
     return searchFusedKernel(
         ref, [&] {
@@ -266,9 +271,7 @@ TEST(FusionSearch, CostFloorSkipsPatternsThatCannotWin) {
   FusionSearchOptions opts;
   opts.maxBlockOps = 3;
   FusionSearchResult plain = searchWithCostModel(ref, opts);
-  opts.costFloor = [](const UGraph &block, double savedBytes) {
-    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
-  };
+  opts.costFloor = h100TrafficFloor();
   FusionSearchResult bounded = searchWithCostModel(ref, opts);
   ASSERT_TRUE(plain.found && bounded.found);
   EXPECT_EQ(plain.stats.patternsBounded, 0u);
@@ -292,9 +295,7 @@ TEST(FusionSearch, WavesBoundTheRestOfARound) {
   opts.maxBlockOps = 0;
   opts.costGap = 0;
   FusionSearchResult plain = searchWithCostModel(ref, opts);
-  opts.costFloor = [](const UGraph &block, double savedBytes) {
-    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
-  };
+  opts.costFloor = h100TrafficFloor();
   FusionSearchResult bounded = searchWithCostModel(ref, opts);
   ASSERT_TRUE(plain.found && bounded.found);
   EXPECT_GT(plain.stats.patterns, 4u); // more than one wave
@@ -387,9 +388,7 @@ TEST(FusionSearch, CostGapKeepsItsGuarantee) {
   UGraph ref = test::gqaReference(2, 64, 64, 4096);
   FusionSearchOptions opts;
   opts.maxBlockOps = 6;
-  opts.costFloor = [](const UGraph &block, double savedBytes) {
-    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
-  };
+  opts.costFloor = h100TrafficFloor();
   opts.costGap = 0;
   FusionSearchResult exact = searchPruned(ref, opts);
   const double gap = 0.3;
@@ -576,9 +575,7 @@ TEST(FusionSearch, KeyNormOverANonLastAxisIsAPrologue) {
   FusionSearchOptions opts;
   opts.maxBlockOps = 6;
   // As the pass runs it: branch and bound over launch patterns.
-  opts.costFloor = [](const UGraph &block, double savedBytes) {
-    return trafficFloorSeconds(block, savedBytes, *lookupTarget("h100"));
-  };
+  opts.costFloor = h100TrafficFloor();
   FusionSearchResult r = searchPruned(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_LE(r.log2Bound, -64);

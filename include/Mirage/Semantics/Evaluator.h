@@ -632,27 +632,23 @@ private:
       return out;
     }
     Shape as = rowMajorStrides(a.shape), bs = rowMajorStrides(b.shape);
-    const size_t rank = outShape.size();
-    if (a.shape.size() != rank || b.shape.size() != rank || rank == 0) {
-      forEachIndex(outShape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
-        out.data[i] = binary(k, a.data[broadcastOffset(a.shape, as, idx)],
-                             b.data[broadcastOffset(b.shape, bs, idx)]);
-      });
-      return out;
-    }
     // The same offsets as broadcastOffset, kept incrementally: stride 0
     // along an operand's dims of extent 1, the last dim walked by an inner
-    // loop, the others by an odometer that moves both offsets.
+    // loop, the others by an odometer that moves both offsets. The shape
+    // rules (broadcastShape) give both operands the result's rank.
+    const size_t rank = outShape.size();
+    assert(a.shape.size() == rank && b.shape.size() == rank &&
+           "element-wise operands have the result's rank");
     for (size_t d = 0; d < rank; ++d) {
       if (a.shape[d] == 1)
         as[d] = 0;
       if (b.shape[d] == 1)
         bs[d] = 0;
     }
-    const int64_t inner = outShape[rank - 1];
+    const int64_t inner = rank ? outShape[rank - 1] : 1;
     if (inner == 0)
       return out;
-    const int64_t ai = as[rank - 1], bi = bs[rank - 1];
+    const int64_t ai = rank ? as[rank - 1] : 0, bi = rank ? bs[rank - 1] : 0;
     const int64_t rows = out.size() / inner;
     Shape idx(rank, 0);
     int64_t aoff = 0, boff = 0;
