@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct Kernel {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned dynamicSharedBytes = 0;
+  /// The manifest's optional "static_shared_bytes": the `.shared` bytes the
+  /// kernel declares in the PTX, as the writer counted them.
+  std::optional<unsigned> staticSharedBytes;
   /// Buffer indices, one per kernel parameter (a bare device pointer).
   std::vector<size_t> args;
 };

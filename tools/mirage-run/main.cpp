@@ -15,6 +15,7 @@
 #include "Compare.h"
 #include "CudaDriver.h"
 #include "DType.h"
+#include "LaunchCheck.h"
 #include "Manifest.h"
 #include "Runner.h"
 
@@ -221,12 +222,33 @@ int main(int argc, char **argv) {
   const bool haveRef = !opt.reference.empty();
   const uint64_t seed = opt.haveSeed ? opt.seed : m.seed;
 
+  // Kernels that cannot launch on the manifest's chip are refused on this
+  // machine, not found out on the GPU one; ptxas, slower, only runs for
+  // --dry-run, which is where manifests are vetted.
+  auto report = [](const Manifest &mm, const LaunchCheck &check) {
+    for (const std::string &w : check.warnings)
+      std::fprintf(stderr, "mirage-run: warning: %s: %s\n", mm.path.c_str(), w.c_str());
+    for (const std::string &r : check.refusals)
+      std::fprintf(stderr, "mirage-run: %s: %s\n", mm.path.c_str(), r.c_str());
+    return check.refusals.empty();
+  };
+  LaunchCheck launch = checkLaunches(m, opt.dryRun), refLaunch;
+  bool launchable = report(m, launch);
+  if (haveRef) {
+    refLaunch = checkLaunches(ref, opt.dryRun);
+    launchable &= report(ref, refLaunch);
+  }
+  if (!launchable)
+    return kExitBadInput;
+
   if (opt.dryRun) {
     std::printf("manifest %s\n", m.path.c_str());
     printPlan(m, stdout);
+    printLaunchPlan(m, launch, stdout);
     if (haveRef) {
       std::printf("reference manifest %s\n", ref.path.c_str());
       printPlan(ref, stdout);
+      printLaunchPlan(ref, refLaunch, stdout);
       std::printf("reference matches: %zu inputs, %zu outputs\n", m.inputs.size(),
                   m.outputs.size());
     }
