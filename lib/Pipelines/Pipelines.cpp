@@ -5,6 +5,7 @@
 #include "Mirage/Conversion/LoopsToCPU.h"
 #include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Conversion/Passes.h"
+#include "Mirage/Semantics/Target.h"
 #include "Mirage/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -12,12 +13,15 @@
 
 using namespace mlir;
 
+namespace mirage {
+/// The superoptimize stages for cost target `target`.
 template <class Derived>
-void mirage::buildSuperoptimizePipeline(
-    OpPassManager &pm, const SuperoptimizeOptionsBase<Derived> &options) {
+static void buildSuperoptimizeStages(
+    OpPassManager &pm, const SuperoptimizeOptionsBase<Derived> &options,
+    const std::string &target) {
   pm.addNestedPass<func::FuncOp>(createMirageImport());
   MirageSuperoptimizeOptions so;
-  so.target = options.target;
+  so.target = target;
   so.maxBlockOps = options.maxBlockOps;
   so.threads = options.threads;
   so.timeBudget = options.timeBudget;
@@ -41,6 +45,13 @@ void mirage::buildSuperoptimizePipeline(
   vo.targetBits = options.targetBits;
   pm.addPass(createMirageVerifyEquivalence(vo));
 }
+} // namespace mirage
+
+template <class Derived>
+void mirage::buildSuperoptimizePipeline(
+    OpPassManager &pm, const SuperoptimizeOptionsBase<Derived> &options) {
+  buildSuperoptimizeStages(pm, options, options.target);
+}
 
 template void mirage::buildSuperoptimizePipeline(
     OpPassManager &, const SuperoptimizeOptionsBase<SuperoptimizePipelineOptions> &);
@@ -63,10 +74,20 @@ void mirage::buildKernelsToGPUPipeline(
 
 void mirage::buildSuperoptimizeToPTXPipeline(
     OpPassManager &pm, const SuperoptimizeToPTXPipelineOptions &options) {
-  buildSuperoptimizePipeline(pm, options);
+  // One target from the search to the PTX (docs/Rationale/LaunchPlan.md):
+  // a chip given alone names the target; a chip and a target that disagree
+  // reach mirage-kernels-to-ptx alone, which refuses them at once, instead
+  // of after a search ranked for the wrong machine.
+  std::string target = options.target;
+  std::optional<TargetInfo> byChip = lookupTargetByChip(options.chip);
+  if (byChip && !options.target.hasValue())
+    target = byChip->name.str();
   MirageKernelsToPTXOptions ptx;
+  ptx.target = target;
   ptx.chip = options.chip;
   ptx.outputDir = options.outputDir;
+  if (options.chip.empty() || (byChip && byChip->name == target))
+    mirage::buildSuperoptimizeStages(pm, options, target);
   pm.addPass(createMirageKernelsToPTX(ptx));
 }
 

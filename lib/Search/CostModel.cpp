@@ -11,22 +11,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace mirage;
-
-CostParams mirage::costParamsFor(const TargetInfo &target) {
-  // L2: H100 SXM5 50 MB, A100 40 MB. L2 bandwidth: measured figures vary
-  // (microbenchmarks report about 5.5-7.5 TB/s on H100 and 4-5 TB/s on A100);
-  // we take about twice DRAM bandwidth. Per SM: 64 bytes per clock between
-  // L2 and the SM (1.755 GHz H100 SXM boost, 1.41 GHz A100). Shared memory
-  // per SM: 228 KiB (H100), 164 KiB (A100); at most 32 resident blocks per
-  // SM on both.
-  if (target.name == "a100")
-    return CostParams{40e6,       4.0e12, 64 * 1.41e9, 164 * 1024, 32,
-                      2e-6,       0.85,   0.7,         1024};
-  return CostParams{50e6,       7.0e12, 64 * 1.755e9, 228 * 1024, 32,
-                    2e-6,       0.85,   0.7,          1024};
-}
 
 static double bytesOf(const UValue &v) {
   return static_cast<double>(numElements(v.shape)) *
@@ -35,6 +22,20 @@ static double bytesOf(const UValue &v) {
 
 static double elems(const UValue &v) {
   return static_cast<double>(numElements(v.shape));
+}
+
+/// FLOPs of a graph-defined kernel with block graph `b`: in-loop ops and
+/// accumulators once per iteration, the rest once, in every block.
+static double blockGraphFlops(const UGraph &b) {
+  double perBlock = 0;
+  for (const UOp &bo : b.ops) {
+    double f = opFlops(b, bo);
+    bool inLoop = bo.kind == OpKind::Accum ||
+                  (!bo.results.empty() &&
+                   b.values[bo.results.front()].phase == Phase::InLoop);
+    perBlock += inLoop ? f * static_cast<double>(b.forloopRange) : f;
+  }
+  return perBlock * static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
 }
 
 double mirage::opFlops(const UGraph &g, const UOp &op) {
@@ -72,20 +73,10 @@ double mirage::opFlops(const UGraph &g, const UOp &op) {
       return 0;
     return static_cast<double>(g.bodies[op.body].ops.size()) * elems(out);
   }
-  case OpKind::Custom: {
+  case OpKind::Custom:
     if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size()))
       return 0;
-    const UGraph &b = g.bodies[op.body];
-    double perBlock = 0;
-    for (const UOp &bo : b.ops) {
-      double f = opFlops(b, bo);
-      bool inLoop = bo.kind == OpKind::Accum ||
-                    (!bo.results.empty() &&
-                     b.values[bo.results.front()].phase == Phase::InLoop);
-      perBlock += inLoop ? f * static_cast<double>(b.forloopRange) : f;
-    }
-    return perBlock * static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
-  }
+    return blockGraphFlops(g.bodies[op.body]);
   case OpKind::Concat:
   case OpKind::InputIterator:
   case OpKind::OutputSaver:
@@ -99,35 +90,67 @@ static bool isHalf(ElemType t) {
 }
 
 namespace {
+/// Where a kernel's loads come from and how many it keeps in flight.
+struct LoadProfile {
+  double loadBytes = 0;      // all loads through L2 (every block)
+  double storeBytes = 0;     // all stores
+  /// Bytes one block keeps in flight; 0: the kernel streams at the SM's
+  /// bandwidth (library kernels, assumed pipelined).
+  double inFlightPerBlock = 0;
+  int64_t residentPerSM = 0; // 0: the target's block cap
+  double serialSteps = 0;    // per block
+};
+
 struct Estimator {
   const TargetInfo &t;
-  CostParams p;
 
   /// Memory: the largest of DRAM traffic at DRAM bandwidth, all traffic at
-  /// L2 bandwidth, and the busiest SM's share of the traffic at one SM's
-  /// bandwidth (this is what makes an under-filled grid slow). Compute: the
-  /// FLOPs at the peaks scaled by the fraction of SM-time the grid keeps busy
-  /// (idle SMs, or a partial last round of blocks).
-  void finish(KernelCost &k) const {
+  /// L2 bandwidth, and the busiest SM's traffic at one SM's bandwidth.
+  /// Compute: the FLOPs at the peaks of the instructions the plan uses,
+  /// scaled by the fraction of SM-time the grid keeps busy. The planned
+  /// time (CostModel.md, "Two estimates") also caps the busiest SM's load
+  /// bandwidth at the bytes its resident blocks keep in flight per DRAM
+  /// latency (Little's law) and adds the serial reduction chains.
+  void finish(KernelCost &k, const LoadProfile &lp) const {
     int64_t blocks = std::max<int64_t>(1, k.blocks);
     k.blocksOnBusiestSM = (blocks + t.numSMs - 1) / t.numSMs;
     k.smFill = static_cast<double>(blocks) /
                static_cast<double>(t.numSMs * k.blocksOnBusiestSM);
-    double eff = p.memoryEfficiency;
-    double busiestSMBytes = k.l2Bytes / static_cast<double>(blocks) *
-                            static_cast<double>(k.blocksOnBusiestSM);
-    k.memorySeconds =
-        std::max({k.dramBytes / (t.dramBytesPerSecond * eff),
-                  k.l2Bytes / (p.l2BytesPerSecond * eff),
-                  busiestSMBytes / (p.smBytesPerSecond * eff)});
-    double tc = t.fp16FlopsPerSecond * p.computeEfficiency * k.smFill;
-    double cc = t.fp32FlopsPerSecond * p.computeEfficiency * k.smFill;
+    double eff = t.memoryEfficiency;
+    double share = static_cast<double>(k.blocksOnBusiestSM) /
+                   static_cast<double>(blocks);
+    int64_t cap = lp.residentPerSM > 0 ? lp.residentPerSM : t.maxBlocksPerSM;
+    int64_t resident = std::max<int64_t>(1, std::min(cap, k.blocksOnBusiestSM));
+    double smBandwidth = t.smBytesPerSecond * eff;
+    double loadBandwidth = smBandwidth;
+    if (lp.inFlightPerBlock > 0) {
+      k.bytesInFlightPerSM = lp.inFlightPerBlock * static_cast<double>(resident);
+      loadBandwidth =
+          std::min(smBandwidth, k.bytesInFlightPerSM / t.dramLatencySeconds);
+    }
+    double busiestBytes = (lp.loadBytes + lp.storeBytes) * share;
+    double busiestPlanned = lp.loadBytes * share / loadBandwidth +
+                            lp.storeBytes * share / smBandwidth;
+    double dram = k.dramBytes / (t.dramBytesPerSecond * eff);
+    double l2 = k.l2Bytes / (t.l2BytesPerSecond * eff);
+    k.memorySeconds = std::max({dram, l2, busiestBytes / smBandwidth});
+    double tc = t.mma.flopsPerSecond * t.computeEfficiency * k.smFill;
+    double cc = t.fp32FlopsPerSecond * t.computeEfficiency * k.smFill;
     k.computeSeconds = k.tensorFlops / tc + (k.flops - k.tensorFlops) / cc;
-    k.launchSeconds = p.launchSeconds;
+    // A serial chain runs once per round of resident blocks on the SM.
+    double rounds = std::ceil(static_cast<double>(k.blocksOnBusiestSM) /
+                              static_cast<double>(resident));
+    k.serialSeconds =
+        lp.serialSteps * t.sharedLatencyCycles / t.clockHz * rounds;
+    k.launchSeconds = t.launchSeconds;
     k.seconds = std::max(k.memorySeconds, k.computeSeconds) + k.launchSeconds;
+    k.plannedSeconds =
+        std::max({dram, l2, busiestPlanned, k.computeSeconds}) +
+        k.serialSeconds + k.launchSeconds;
   }
 
-  KernelCost predefined(const UGraph &g, const UOp &op) const {
+  KernelCost predefined(const UGraph &g, const UOp &op,
+                        LoadProfile &lp) const {
     KernelCost k;
     k.kind = op.kind;
     llvm::SmallDenseSet<int32_t, 4> seen;
@@ -135,10 +158,12 @@ struct Estimator {
     for (int32_t a : op.operands)
       if (seen.insert(a).second) {
         k.dramBytes += bytesOf(g.values[a]);
+        lp.loadBytes += bytesOf(g.values[a]);
         inElems = std::max(inElems, elems(g.values[a]));
       }
     for (int32_t r : op.results) {
       k.dramBytes += bytesOf(g.values[r]);
+      lp.storeBytes += bytesOf(g.values[r]);
       outElems = std::max(outElems, elems(g.values[r]));
     }
     k.l2Bytes = k.dramBytes;
@@ -156,15 +181,16 @@ struct Estimator {
     } else {
       double e = std::max(inElems, outElems);
       k.blocks = std::max<int64_t>(
-          1, static_cast<int64_t>(std::ceil(e / p.libraryElemsPerBlock)));
+          1, static_cast<int64_t>(std::ceil(e / t.libraryElemsPerBlock)));
     }
-    k.blocksPerSM = p.maxBlocksPerSM;
+    k.blocksPerSM = t.maxBlocksPerSM;
     return k;
   }
 
   /// An input iterator's loads: its tile per block and per iteration (once
   /// per block with fmap φ).
-  void addIteratorTraffic(const UGraph &b, const UOp &it, KernelCost &k) const {
+  void addIteratorTraffic(const UGraph &b, const UOp &it, KernelCost &k,
+                          LoadProfile &lp) const {
     const UValue &tile = b.values[it.results.front()];
     const UValue &dev = b.values[it.operands.front()];
     double blocks = static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
@@ -172,72 +198,91 @@ struct Estimator {
     double total = bytesOf(tile) * loads * blocks;
     double unique = std::min(total, bytesOf(dev));
     k.l2Bytes += total;
+    lp.loadBytes += total;
     // Re-reads of a tensor by several blocks hit L2 if it fits there.
-    k.dramBytes += unique <= p.l2Bytes ? unique : total;
+    k.dramBytes += unique <= t.l2Bytes ? unique : total;
   }
 
-  KernelCost custom(const UGraph &g, const UOp &op) const {
+  void addSaverTraffic(const UGraph &b, const UOp &saver, KernelCost &k,
+                       LoadProfile &lp) const {
+    double saved = bytesOf(b.values[saver.results.front()]);
+    k.l2Bytes += saved;
+    k.dramBytes += saved;
+    lp.storeBytes += saved;
+  }
+
+  KernelCost custom(const UGraph &b, const KernelPlan &plan,
+                    LoadProfile &lp) const {
     KernelCost k;
     k.kind = OpKind::Custom;
-    if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size())) {
-      k.fits = false;
-      k.note = "custom op without a body";
-      return k;
-    }
-    const UGraph &b = g.bodies[op.body];
     k.blocks = b.grid[0] * b.grid[1] * b.grid[2];
     double blocks = static_cast<double>(k.blocks);
     for (const UOp &bo : b.ops) {
-      if (bo.kind == OpKind::InputIterator) {
-        addIteratorTraffic(b, bo, k);
-      } else if (bo.kind == OpKind::OutputSaver) {
-        double saved = bytesOf(b.values[bo.results.front()]);
-        k.l2Bytes += saved;
-        k.dramBytes += saved;
-      } else if (bo.kind == OpKind::Matmul) {
-        double f = opFlops(b, bo) * blocks *
-                   (b.values[bo.results.front()].phase == Phase::InLoop
-                        ? static_cast<double>(b.forloopRange)
-                        : 1);
-        if (isHalf(b.values[bo.operands[0]].type))
-          k.tensorFlops += f;
-      }
+      if (bo.kind == OpKind::InputIterator)
+        addIteratorTraffic(b, bo, k, lp);
+      else if (bo.kind == OpKind::OutputSaver)
+        addSaverTraffic(b, bo, k, lp);
     }
-    k.flops = opFlops(g, op);
-    k.smemBytes = sharedMemoryBytes(b);
-    if (k.smemBytes > t.smemBytesPerBlock) {
-      k.fits = false;
-      k.note = "shared memory " + std::to_string(k.smemBytes) +
-               " bytes per block exceeds the " + t.name.str() + "'s " +
-               std::to_string(t.smemBytesPerBlock);
-      k.blocksPerSM = 0;
-    } else {
-      k.blocksPerSM = k.smemBytes > 0
-                          ? std::min<int64_t>(p.maxBlocksPerSM,
-                                              p.smemBytesPerSM / k.smemBytes)
-                          : p.maxBlocksPerSM;
+    for (const MatmulPlan &m : plan.matmuls) {
+      const UOp &bo = b.ops[m.op];
+      ++k.matmuls;
+      if (!m.tensorCores)
+        continue;
+      ++k.tensorCoreMatmuls;
+      k.tensorFlops += opFlops(b, bo) * blocks *
+                       (b.values[bo.results.front()].phase == Phase::InLoop
+                            ? static_cast<double>(b.forloopRange)
+                            : 1);
     }
+    k.flops = blockGraphFlops(b);
+    k.smemBytes = plan.sharedBytes;
+    k.blocksPerSM = plan.launchable ? plan.residentBlocksPerSM : 0;
+    k.fits = plan.launchable;
+    k.note = plan.whyNotLaunchable;
+    lp.inFlightPerBlock = plan.bytesInFlightPerBlock;
+    lp.residentPerSM = std::max<int64_t>(1, plan.residentBlocksPerSM);
+    lp.serialSteps = static_cast<double>(plan.serialSteps);
     return k;
   }
 };
 } // namespace
 
+KernelCost mirage::estimateKernel(const UGraph &block, const KernelPlan &plan,
+                                  const TargetInfo &target) {
+  Estimator est{target};
+  LoadProfile lp;
+  KernelCost k = est.custom(block, plan, lp);
+  est.finish(k, lp);
+  return k;
+}
+
 GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
-  Estimator est{target, costParamsFor(target)};
+  Estimator est{target};
   GraphCost c;
   c.target = target.name.str();
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const UOp &op = g.ops[i];
-    KernelCost k = op.kind == OpKind::Custom ? est.custom(g, op)
-                                             : est.predefined(g, op);
+    KernelCost k;
+    if (op.kind != OpKind::Custom) {
+      LoadProfile lp;
+      k = est.predefined(g, op, lp);
+      est.finish(k, lp);
+    } else if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size())) {
+      k.kind = OpKind::Custom;
+      k.fits = false;
+      k.note = "custom op without a body";
+    } else {
+      const UGraph &b = g.bodies[op.body];
+      k = estimateKernel(b, planKernel(b, target), target);
+    }
     k.opIndex = static_cast<int32_t>(i);
-    est.finish(k);
     c.dramBytes += k.dramBytes;
     c.l2Bytes += k.l2Bytes;
     c.flops += k.flops;
     c.blocks += k.blocks;
     c.maxSmemBytes = std::max(c.maxSmemBytes, k.smemBytes);
     c.seconds += k.seconds;
+    c.plannedSeconds += k.plannedSeconds;
     c.fits = c.fits && k.fits;
     c.kernels.push_back(std::move(k));
   }
@@ -246,15 +291,17 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
 
 double mirage::trafficFloorSeconds(const UGraph &block, double savedBytes,
                                    const TargetInfo &target) {
-  Estimator est{target, costParamsFor(target)};
+  Estimator est{target};
   KernelCost k;
+  LoadProfile lp;
   k.blocks = block.grid[0] * block.grid[1] * block.grid[2];
   for (const UOp &bo : block.ops)
     if (bo.kind == OpKind::InputIterator)
-      est.addIteratorTraffic(block, bo, k);
+      est.addIteratorTraffic(block, bo, k, lp);
   k.l2Bytes += savedBytes;
   k.dramBytes += savedBytes;
-  est.finish(k); // no FLOPs: memory time plus the launch
+  lp.storeBytes += savedBytes;
+  est.finish(k, lp); // no FLOPs: memory time plus the launch
   return k.seconds;
 }
 
@@ -282,7 +329,9 @@ std::string GraphCost::describe() const {
   llvm::raw_string_ostream os(s);
   os << "cost on " << target << ": " << kernels.size() << " kernel"
      << (kernels.size() == 1 ? "" : "s") << ", "
-     << llvm::format("%.2f us", micros()) << (fits ? "" : " (DOES NOT FIT)")
+     << llvm::format("%.2f us", micros())
+     << llvm::format(" (planned %.2f us)", plannedSeconds * 1e6)
+     << (fits ? "" : " (DOES NOT FIT)")
      << "\n";
   for (const KernelCost &k : kernels) {
     os << "  #" << k.opIndex << " " << opKindName(k.kind) << ": " << k.blocks
@@ -290,12 +339,20 @@ std::string GraphCost::describe() const {
     if (k.kind == OpKind::Custom)
       os << llvm::format(", smem %.1f KiB, %lld/SM", k.smemBytes / 1024.0,
                          static_cast<long long>(k.blocksPerSM));
-    os << llvm::format(", %lld on the busiest SM, fill %.2f", static_cast<long long>(k.blocksOnBusiestSM), k.smFill) << ", DRAM "
+    os << llvm::format(", %lld on the busiest SM, fill %.2f",
+                       static_cast<long long>(k.blocksOnBusiestSM), k.smFill);
+    if (k.kind == OpKind::Custom)
+      os << ", " << k.tensorCoreMatmuls << "/" << k.matmuls
+         << " matmuls on tensor cores, "
+         << humanBytes(k.bytesInFlightPerSM) << " in flight per SM";
+    os << ", DRAM "
        << humanBytes(k.dramBytes) << ", L2 " << humanBytes(k.l2Bytes)
        << llvm::format(", %.3g FLOP", k.flops)
-       << llvm::format(": %.2f us (memory %.2f, compute %.2f, launch %.2f)",
+       << llvm::format(": %.2f us (memory %.2f, compute %.2f, launch %.2f; "
+                       "planned %.2f with serial %.2f)",
                        k.seconds * 1e6, k.memorySeconds * 1e6,
-                       k.computeSeconds * 1e6, k.launchSeconds * 1e6);
+                       k.computeSeconds * 1e6, k.launchSeconds * 1e6,
+                       k.plannedSeconds * 1e6, k.serialSeconds * 1e6);
     if (!k.fits)
       os << " [" << k.note << "]";
     os << "\n";
@@ -304,5 +361,67 @@ std::string GraphCost::describe() const {
      << humanBytes(l2Bytes) << llvm::format(", %.3g FLOP", flops) << ", "
      << blocks << " blocks, max smem "
      << llvm::format("%.1f KiB", maxSmemBytes / 1024.0) << "\n";
+  return s;
+}
+
+namespace {
+/// Probe graphs of the fingerprint: one of each thing the model prices.
+std::vector<UGraph> fingerprintProbes() {
+  std::vector<UGraph> probes;
+  // A GEMV-shaped custom kernel: a replicated, loop-invariant X, a streamed
+  // W, an accumulated product, a serial rms_norm of X.
+  for (int64_t gridX : {16, 256}) {
+    UGraph g;
+    int32_t x = g.addInput({8, 2048}, ElemType::F16);
+    int32_t w = g.addInput({2048, 4096}, ElemType::F16);
+    UGraph b(Level::Block);
+    b.grid = {gridX, 1, 1};
+    b.forloopRange = 16;
+    int32_t bx = b.addInput({8, 2048}, ElemType::F16);
+    int32_t bw = b.addInput({2048, 4096}, ElemType::F16);
+    int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
+    int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
+    int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+    b.markOutput(b.addOutputSaver(acc, {1, -1, -1}));
+    g.markOutput(g.addCustom({x, w}, std::move(b)));
+    probes.push_back(std::move(g));
+  }
+  // Library kernels: a GEMM, an element-wise op, an rms_norm.
+  UGraph g;
+  int32_t x = g.addInput({64, 4096}, ElemType::F16);
+  int32_t w = g.addInput({4096, 4096}, ElemType::F16);
+  int32_t y = g.addMatmul(g.addRmsNorm(x, -1), w);
+  g.markOutput(g.addUnary(UnaryKind::exp, y));
+  probes.push_back(std::move(g));
+  return probes;
+}
+} // namespace
+
+std::string mirage::costModelFingerprint(const TargetInfo &target) {
+  // FNV-1a over the bits of every estimate: any change to a formula or a
+  // constant that moves an estimate moves the fingerprint.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 8; ++i) {
+      h ^= (bits >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (const UGraph &g : fingerprintProbes()) {
+    GraphCost c = estimateCost(g, target);
+    for (const KernelCost &k : c.kernels) {
+      mix(k.seconds);
+      mix(k.memorySeconds);
+      mix(k.computeSeconds);
+      mix(k.plannedSeconds);
+      mix(static_cast<double>(k.smemBytes));
+      mix(k.fits ? 1 : 0);
+    }
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format_hex_no_prefix(h, 16);
   return s;
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/Target.h"
 
 #include <algorithm>
@@ -94,12 +95,14 @@ AxisMap operandMap(const Partition &p, llvm::ArrayRef<int64_t> opShape,
 struct Expander {
   const UGraph &src;
   const KernelExpansionOptions &opt;
+  const TargetInfo &target;
   UGraph out;
   std::vector<int32_t> map; // src value -> out value
   std::string error;
 
-  Expander(const UGraph &src, const KernelExpansionOptions &opt)
-      : src(src), opt(opt), map(src.values.size(), -1) {}
+  Expander(const UGraph &src, const KernelExpansionOptions &opt,
+           const TargetInfo &target)
+      : src(src), opt(opt), target(target), map(src.values.size(), -1) {}
 
   const UValue &val(int32_t v) const { return src.values[v]; }
 
@@ -118,7 +121,9 @@ struct Expander {
   bool emit(const UOp &op, UGraph body, llvm::StringRef what) {
     if (!body.error.empty())
       return fail(op, what, body.error);
-    int64_t smem = sharedMemoryBytes(body);
+    // What the lowering allocates (sums in f32, padded MMA rows), not the
+    // declared dtypes: the launch plan's figure.
+    int64_t smem = planKernel(body, target).sharedBytes;
     if (smem > opt.sharedMemoryBytes)
       return fail(op, what,
                   "its tiles need " + std::to_string(smem) +
@@ -320,13 +325,14 @@ mirage::expandPredefinedKernels(const UGraph &g,
     return std::nullopt;
   }
   KernelExpansionOptions opts = o;
-  if (opts.sharedMemoryBytes == 0) {
-    std::optional<TargetInfo> t =
-        lookupTarget(g.target.empty() ? llvm::StringRef(kDefaultTarget)
-                                       : llvm::StringRef(g.target));
-    opts.sharedMemoryBytes = t ? t->smemBytesPerBlock : 48 * 1024;
-  }
-  Expander e(g, opts);
+  std::optional<TargetInfo> t =
+      lookupTarget(g.target.empty() ? llvm::StringRef(kDefaultTarget)
+                                     : llvm::StringRef(g.target));
+  if (!t)
+    t = lookupTarget(kDefaultTarget);
+  if (opts.sharedMemoryBytes == 0)
+    opts.sharedMemoryBytes = t->smemBytesPerBlock;
+  Expander e(g, opts, *t);
   if (!e.run()) {
     error = e.error;
     return std::nullopt;

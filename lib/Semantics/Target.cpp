@@ -1,16 +1,55 @@
-//===- Target.cpp - GPU targets a μGraph is built for ---------------------===//
+//===- Target.cpp - The GPU a μGraph is built for -------------------------===//
 #include "Mirage/Semantics/Target.h"
+
+#include <array>
 
 using namespace mirage;
 
+namespace {
+// Published figures unless noted.
+//
+// H100 SXM5: 132 SMs; 227 KiB (232,448 B) of shared memory per block and
+// 228 KiB per SM; 1 KiB reserved per resident block by CUDA; 64 K registers
+// per SM, 255 per thread; 2,048 threads and 32 blocks per SM; 3.35 TB/s
+// HBM3; 50 MB L2 (about 7 TB/s measured); 64 B per clock per SM from L2
+// at 1.755 GHz; about 30 cycles for a dependent shared load; DRAM latency 600-800 ns (kernel-roofline.md). Dense fp16
+// peak 989 TFLOP/s is wgmma's (sm_90a); mma.sync, which the lowering emits,
+// reaches about half of it. FMA 67 TFLOP/s.
+//
+// A100 SXM4 80GB: 108 SMs; 163 KiB per block, 164 KiB per SM; 2.04 TB/s;
+// 40 MB L2 (about 4 TB/s); 64 B per clock per SM at 1.41 GHz; mma.sync is
+// the tensor-core path, 312 TFLOP/s; FMA 19.5 TFLOP/s.
+const std::array<TargetInfo, 2> kTargets{{
+    {"h100", "sm_90", "+ptx80", 132,
+     232448, 233472, 48 * 1024, 1024, 1024,
+     32, 1024, 2048, 32, 65536, 255,
+     {"mma.sync.aligned.m16n8k16", 16, 8, 16, "f16,bf16", "f32", 989e12 / 2},
+     16, 67e12,
+     3.35e12, 7.0e12, 50e6, 64 * 1.755e9, 1.755e9, 30, 700e-9,
+     0.85, 0.7, 2e-6, 1024},
+    {"a100", "sm_80", "+ptx80", 108,
+     166912, 167936, 48 * 1024, 1024, 1024,
+     32, 1024, 2048, 32, 65536, 255,
+     {"mma.sync.aligned.m16n8k16", 16, 8, 16, "f16,bf16", "f32", 312e12},
+     16, 19.5e12,
+     2.04e12, 4.0e12, 40e6, 64 * 1.41e9, 1.41e9, 30, 700e-9,
+     0.85, 0.7, 2e-6, 1024},
+}};
+} // namespace
+
 std::optional<TargetInfo> mirage::lookupTarget(llvm::StringRef name) {
-  // Published figures: H100 SXM5 (227 KiB smem/block, 132 SMs, 3.35 TB/s,
-  // 989 TFLOP/s dense fp16, 67 TFLOP/s fp32); A100 SXM4 80GB (163 KiB,
-  // 108 SMs, 2.04 TB/s, 312 TFLOP/s fp16, 19.5 TFLOP/s fp32).
-  if (name == "h100")
-    return TargetInfo{"h100", "sm_90", 227 * 1024, 132, 3.35e12, 989e12, 67e12};
-  if (name == "a100")
-    return TargetInfo{"a100", "sm_80", 163 * 1024, 108, 2.04e12, 312e12, 19.5e12};
+  for (const TargetInfo &t : kTargets)
+    if (t.name == name)
+      return t;
+  return std::nullopt;
+}
+
+std::optional<TargetInfo> mirage::lookupTargetByChip(llvm::StringRef chip) {
+  // sm_90a is the same part as sm_90 (architecture-specific features on).
+  llvm::StringRef base = chip.ends_with("a") ? chip.drop_back() : chip;
+  for (const TargetInfo &t : kTargets)
+    if (t.chip == base)
+      return t;
   return std::nullopt;
 }
 

@@ -179,7 +179,10 @@ struct SuperoptimizePass
     SearchReport report;
     report.graph = graph.getSymName()->str();
     report.target = target;
-    report.cacheKey = cacheKey(*ref, target, optionKey());
+    // Keyed by the cost model too: a winner ranked by another model (or
+    // other target figures) is never reused.
+    report.cacheKey = cacheKey(
+        *ref, target, optionKey() + ";cost_model=" + costModelFingerprint(info));
     report.inputCostUs = costOf(*ref) * 1e6;
     report.kernelsInInput = countKernels(*ref);
     report.cache = cache.enabled() ? CacheStatus::Miss : CacheStatus::Disabled;

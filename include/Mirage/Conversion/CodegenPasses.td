@@ -92,24 +92,39 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
 
     * `G.<chip>.ptx`: the kernels of G, entry names `G_k0`, `G_k1`, ...;
     * `G.<chip>.manifest.json`: the launch plan for `mirage-run` (buffers with
-      role, dtype and shape; kernels with grid, block, dynamic shared memory
-      and arguments; the seed and the tolerance);
+      role, dtype and shape; kernels with grid, block, static and dynamic
+      shared memory, arguments, and each kernel's launch plan
+      (docs/Rationale/LaunchPlan.md): planned shared memory, pipeline
+      stages, matmuls and how many on tensor cores, bytes in flight per SM,
+      the cost model's estimate; the seed and the tolerance);
     * `G.out<i>.f32` (when the graph is small enough, see
       `expected-max-elements`): the float64 evaluator's outputs on the
       manifest's seeded inputs, so `mirage-run` checks the GPU's results
       against the host semantics.
+
+    The chip and the target are one choice: `chip` names the code generator's
+    chip, `target` the record (Target.h) the launch plans and the cost model
+    use; either follows from the other (sm_90 is h100, sm_80 a100), neither
+    given takes the graph's target, and a pair that disagrees is refused.
+    A kernel whose plan cannot launch on the target (shared memory, threads)
+    is an error naming the kernel and the limit, and so is a kernel whose
+    lowering allocated other shared memory than its plan.
 
     A remark names the files. The IR is not changed. A graph that cannot be
     lowered gets an error naming the op and the reason.
 
     ```
     $ mirage-opt g.mlir --mirage-kernels-to-ptx="chip=sm_90 output-dir=out" -o /dev/null
-    remark: graph 'rmsnorm_matmul_best': wrote out/rmsnorm_matmul_best.sm_90.ptx and out/rmsnorm_matmul_best.sm_90.manifest.json (1 kernel)
+    remark: graph 'rmsnorm_matmul_best': wrote out/rmsnorm_matmul_best.sm_90.ptx and out/rmsnorm_matmul_best.sm_90.manifest.json (1 kernel, 1 of 1 matmuls on tensor cores)
     ```
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "NVPTX target: sm_80 or sm_90">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "target record (Target.h: h100, a100) the launch plans are made "
+           "for; empty: the chip's, else the graph's">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "NVPTX chip (sm_80, sm_90, sm_90a); empty: the target's. A chip "
+           "that is not the target's is refused">,
     Option<"outputDir", "output-dir", "std::string", /*default=*/"\".\"",
            "directory the PTX, manifests and expected outputs go to">,
     Option<"seed", "seed", "uint64_t", /*default=*/"1",

@@ -12,6 +12,7 @@
 #define MIRAGE_CONVERSION_KERNELTOLOOPS_H
 
 #include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,14 +34,16 @@ struct LaunchBuffer {
   ElemType type = ElemType::F32;
 };
 
-/// One kernel launch: function name, grid, threads, buffer indices.
+/// One kernel launch: function name, grid, threads, buffer indices, and the
+/// launch plan (KernelPlan.h) the kernel was emitted by.
 struct KernelLaunch {
   std::string name;
   GridDims grid{1, 1, 1};
-  int64_t threads = 128;
+  int64_t threads = kPlanThreadsPerBlock;
   llvm::SmallVector<int32_t, 4> args;
-  /// Block matmuls of the kernel, and how many take the tensor-core form.
-  int64_t matmuls = 0, tensorCoreMatmuls = 0;
+  KernelPlan plan;
+  /// The kernel's block graph (for the cost model's estimate of the plan).
+  UGraph block{Level::Block};
 };
 
 struct LaunchPlan {
@@ -53,6 +56,8 @@ struct LaunchPlan {
 struct LoopLoweringOptions {
   /// Block matmuls on f16/bf16 as warp-level native vector.contract.
   bool tensorCores = true;
+  /// The target the plans are made for (Target.h); empty: the graph's.
+  std::string target;
   KernelExpansionOptions expansion;
 };
 

@@ -93,7 +93,8 @@ def MirageLoopsToGPU : Pass<"mirage-loops-to-gpu", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"chip", "chip", "std::string", "\"sm_80\"", "NVPTX target chip">,
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
+           "NVPTX target chip (the default target h100's)">,
     Option<"features", "features", "std::string", "\"+ptx80\"",
            "NVPTX target features (PTX ISA version)">,
     Option<"optLevel", "O", "int", "3", "NVPTX optimisation level">,

@@ -111,16 +111,21 @@ void buildSuperoptimizePipeline(mlir::OpPassManager &pm,
 
 struct KernelsToGPUPipelineOptions
     : public mlir::PassPipelineOptions<KernelsToGPUPipelineOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("NVPTX target: sm_80 or sm_90"),
-                           llvm::cl::init("sm_80")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("NVPTX chip: sm_80, sm_90 (the default target's)"),
+      llvm::cl::init("sm_90")};
 };
 
 struct SuperoptimizeToPTXPipelineOptions
     : public SuperoptimizeOptionsBase<SuperoptimizeToPTXPipelineOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("NVPTX target: sm_80 or sm_90"),
-                           llvm::cl::init("sm_80")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("NVPTX chip (sm_80, sm_90, sm_90a); empty: the "
+                     "target's. Given alone it sets the target (sm_90: h100, "
+                     "sm_80: a100); given with another target's name, the "
+                     "pipeline refuses the pair before searching"),
+      llvm::cl::init("")};
   Option<std::string> outputDir{
       *this, "output-dir",
       llvm::cl::desc("directory for the PTX files, manifests and expected "

@@ -2,14 +2,17 @@
 //
 // The search ranks verified candidates with this model; its estimate for the
 // input and for the winner appear in the search report. It is a roofline
-// per kernel with an L2 level, an occupancy (grid fill) factor and a fixed
-// launch overhead: see docs/Rationale/CostModel.md for the formulas, the
-// constants and the limitations.
+// per kernel with an L2 level, a per-SM bandwidth from the bytes the launch
+// plan keeps in flight (Little's law), tensor cores or FMA as the plan says,
+// serial reductions and a fixed launch overhead: see
+// docs/Rationale/CostModel.md and LaunchPlan.md. Every figure comes from the
+// target record (Target.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEARCH_COSTMODEL_H
 #define MIRAGE_SEARCH_COSTMODEL_H
 
+#include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/Target.h"
 #include "Mirage/Semantics/UGraph.h"
 
@@ -18,26 +21,6 @@
 
 namespace mirage {
 
-/// Constants of the model that Target.h's table does not hold, per target.
-struct CostParams {
-  double l2Bytes;            // L2 capacity: replicated tile reads of a tensor
-                             // that fits are served from L2, not DRAM
-  double l2BytesPerSecond;   // L2 read/write bandwidth
-  double smBytesPerSecond;   // one SM's load/store bandwidth (L2 <-> SM):
-                             // caps the traffic of the busiest SM
-  int64_t smemBytesPerSM;    // shared memory per SM (occupancy)
-  int64_t maxBlocksPerSM;    // resident blocks per SM
-  double launchSeconds;      // per-kernel launch overhead and tail
-  double memoryEfficiency;   // achievable fraction of DRAM and L2 bandwidth
-  double computeEfficiency;  // achievable fraction of the FLOP peaks
-  /// Blocks assumed for a pre-defined (library) kernel: one per this many
-  /// output elements (element-wise, reductions); matmuls are assumed to fill
-  /// the GPU (library split-K).
-  int64_t libraryElemsPerBlock;
-};
-/// The parameters for `target` (h100 and a100 known; others get h100's).
-CostParams costParamsFor(const TargetInfo &target);
-
 /// The estimate for one kernel-level op.
 struct KernelCost {
   int32_t opIndex = -1;
@@ -45,18 +28,27 @@ struct KernelCost {
   double dramBytes = 0;      // device-memory traffic after L2 reuse
   double l2Bytes = 0;        // all loads and stores (through L2)
   double flops = 0;          // all FLOPs
-  double tensorFlops = 0;    // of which matmul FLOPs on f16/bf16 (tensor cores)
+  double tensorFlops = 0;    // of which matmul FLOPs on tensor cores
+  int64_t matmuls = 0;       // block matmuls (custom kernels)
+  int64_t tensorCoreMatmuls = 0; // of which on tensor cores (by the plan)
   int64_t blocks = 0;        // thread blocks launched
   int64_t smemBytes = 0;     // shared memory per block (Custom; 0 otherwise)
   int64_t blocksPerSM = 0;   // resident blocks per SM (occupancy)
   int64_t blocksOnBusiestSM = 0; // ceil(blocks / SMs)
   double smFill = 0;         // fraction of SM-time the grid keeps busy:
                              // blocks / (SMs × blocksOnBusiestSM)
+  double bytesInFlightPerSM = 0; // the busiest SM's, by the plan
+  double serialSeconds = 0;  // serial reduction chains (custom kernels)
   double memorySeconds = 0;  // max of the DRAM, L2 and per-SM times
   double computeSeconds = 0;
   double launchSeconds = 0;
-  double seconds = 0;        // max(memory, compute) + launch
-  bool fits = true;          // smem per block within the target's limit
+  double seconds = 0;        // max(memory, compute) + launch: the ranking
+  /// The launch plan's latency-bound time: the busiest SM's loads at the
+  /// bandwidth its bytes in flight sustain (Little's law), plus the serial
+  /// reduction chains. Reported (describe, manifests, audit), not ranked
+  /// by yet: CostModel.md, "Two estimates".
+  double plannedSeconds = 0;
+  bool fits = true;          // the plan launches on the target
   std::string note;          // why it does not fit, if so
 };
 
@@ -67,6 +59,7 @@ struct GraphCost {
   int64_t blocks = 0;        // total over kernels
   int64_t maxSmemBytes = 0;  // largest per-block smem of any kernel
   double seconds = 0;
+  double plannedSeconds = 0; // Σ KernelCost::plannedSeconds
   bool fits = true;          // every kernel fits the target
   int64_t numKernels() const { return static_cast<int64_t>(kernels.size()); }
   double micros() const { return seconds * 1e6; }
@@ -82,6 +75,11 @@ GraphCost estimateCost(const UGraph &g, const TargetInfo &target);
 GraphCost estimateCost(const UGraph &g,
                        llvm::StringRef targetName = kDefaultTarget);
 
+/// The cost of the graph-defined kernel with block graph `block` and
+/// launch plan `plan` (what estimateCost computes for a Custom op).
+KernelCost estimateKernel(const UGraph &block, const KernelPlan &plan,
+                          const TargetInfo &target);
+
 /// A lower bound on estimateCost of every kernel graph made of one
 /// graph-defined kernel with `block`'s grid, for-loop and input iterators
 /// (its other ops are ignored) whose savers write `savedBytes`: a kernel
@@ -90,6 +88,12 @@ GraphCost estimateCost(const UGraph &g,
 /// skips launch patterns whose floor cannot beat its best graph so far.
 double trafficFloorSeconds(const UGraph &block, double savedBytes,
                            const TargetInfo &target);
+
+/// A fingerprint of the model on `target`: the bits of its estimates for a
+/// fixed set of probe graphs. Any change of a formula or a constant changes
+/// it; the result cache keys on it, so cached winners ranked by another
+/// model are never reused.
+std::string costModelFingerprint(const TargetInfo &target);
 
 /// FLOPs of one op of a kernel or block graph over its result shapes (a
 /// ThreadGraph: its body's op count per result element); 0 for data movement.

@@ -1,7 +1,11 @@
-//===- Target.h - GPU targets a μGraph is built for -------------*- C++ -*-===//
+//===- Target.h - The GPU a μGraph is built for -----------------*- C++ -*-===//
 //
-// The per-target limits the verifiers enforce (shared memory per block) and
-// that the cost model reads (SM count, bandwidths). One table, by name.
+// One record per target, read by every layer: the verifiers' and the
+// search's launch limits, the launch plan (KernelPlan.h), the cost model's
+// figures and the code generator's chip. `h100` is sm_90 everywhere; a
+// pipeline cannot pair a cost target with another chip
+// (docs/Rationale/LaunchPlan.md). Triton's TargetInfo and IREE's
+// getCudaTargetInfo play the same role there.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_TARGET_H
@@ -14,14 +18,53 @@
 
 namespace mirage {
 
+/// The warp-level MMA instruction the lowering emits for f16/bf16 matmuls.
+struct MmaInstruction {
+  llvm::StringRef name;        // mma.sync.aligned.m16n8k16
+  int64_t m, n, k;             // native tile
+  llvm::StringRef operandTypes; // "f16,bf16": both operands stored so
+  llvm::StringRef accumulatorType; // "f32": the C tile stored so
+  double flopsPerSecond;       // dense peak of *this* instruction
+};
+
 struct TargetInfo {
-  llvm::StringRef name;
-  llvm::StringRef chip;          // sm_80, sm_90
-  int64_t smemBytesPerBlock;     // opt-in dynamic shared memory per block
+  llvm::StringRef name;          // h100, a100
+  llvm::StringRef chip;          // sm_90, sm_80: the code generator's target
+  llvm::StringRef ptxFeatures;   // +ptx80 (valid for every chip here)
   int64_t numSMs;
+  // Shared memory.
+  int64_t smemBytesPerBlock;     // opt-in limit, static + dynamic, per block
+  int64_t smemBytesPerSM;
+  int64_t maxStaticSmemBytes;    // above it a kernel needs dynamic smem
+  int64_t smemReservePerBlock;   // CUDA's per-resident-block reserve
+  int64_t dynamicSmemReserve;    // bytes the lowering leaves unused at the
+                                 // start of dynamic smem (gpu-lowering 7.3)
+  // Threads and registers.
+  int64_t warpSize;
+  int64_t maxThreadsPerBlock;
+  int64_t maxThreadsPerSM;
+  int64_t maxBlocksPerSM;
+  int64_t registersPerSM;
+  int64_t maxRegistersPerThread;
+  // Instructions.
+  MmaInstruction mma;
+  int64_t asyncCopyBytes;        // cp.async.cg moves this many bytes
+  double fp32FlopsPerSecond;     // CUDA-core FMA peak
+  // Memory system.
   double dramBytesPerSecond;
-  double fp16FlopsPerSecond;     // dense tensor-core peak
-  double fp32FlopsPerSecond;     // CUDA-core peak
+  double l2BytesPerSecond;
+  double l2Bytes;                // capacity
+  double smBytesPerSecond;       // one SM's L2 <-> SM bandwidth
+  double clockHz;                // SM clock (boost)
+  double sharedLatencyCycles;    // a dependent shared-memory load + add
+  double dramLatencySeconds;     // a load's round trip (Little's law)
+  // Achievable fractions of the peaks and fixed costs (cost model).
+  double memoryEfficiency;
+  double computeEfficiency;
+  double launchSeconds;          // per kernel launch and tail
+  /// Blocks assumed for a pre-defined (library) element-wise or reduction
+  /// kernel: one per this many elements of its largest tensor.
+  int64_t libraryElemsPerBlock;
 };
 
 /// The default target when an op or pass names none.
@@ -29,6 +72,9 @@ constexpr llvm::StringLiteral kDefaultTarget = "h100";
 
 /// Looks a target up by name ("h100", "a100"); std::nullopt if unknown.
 std::optional<TargetInfo> lookupTarget(llvm::StringRef name);
+
+/// The target whose chip is `chip` ("sm_90" -> h100); std::nullopt if none.
+std::optional<TargetInfo> lookupTargetByChip(llvm::StringRef chip);
 
 /// Bytes per element of a μGraph element type (f16/bf16 2, f32 4, f64 8).
 int64_t bytesPerElement(unsigned bitWidth);

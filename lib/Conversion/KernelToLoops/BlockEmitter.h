@@ -17,6 +17,7 @@
 
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -29,27 +30,18 @@
 
 namespace mirage::loops {
 
-/// Threads of one block; four warps.
-constexpr int64_t kThreadsPerBlock = 128;
+/// Threads of one block (the launch plan's); four warps.
+constexpr int64_t kThreadsPerBlock = kPlanThreadsPerBlock;
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
-
-
-/// The rows the A and C tiles of block matmul `op` (accumulating into the
-/// state of accumulator op `intoAccum`, or -1) have in the tensor-core form:
-/// M rounded up to the MMA's 16 (rows past M are never stored: each output
-/// row depends only on its own A row); 0 when the matmul takes the
-/// per-thread form (f32 operands, N % 8 or K % 16 not 0, padding a batched
-/// tile, or tensor cores off).
-int64_t tensorCoreRows(const UGraph &g, const BlockSchedule &sched,
-                       const UOp &op, int32_t intoAccum, bool tensorCores);
 
 struct BlockEmitter {
   mlir::OpBuilder &b;
   mlir::Location loc;
   const UGraph &g;
   const BlockSchedule &sched;
-  bool tensorCores;
+  /// The launch plan: tile shapes, tensor cores or FMA per matmul.
+  const KernelPlan &plan;
   /// Block ids x, y, z (the grid forall's induction variables).
   std::array<mlir::Value, 3> blockIds;
   /// The for-loop's induction variable while emitting the loop body.
@@ -61,8 +53,8 @@ struct BlockEmitter {
   std::string error;
 
   BlockEmitter(mlir::OpBuilder &b, mlir::Location loc, const UGraph &g,
-               const BlockSchedule &sched, bool tensorCores)
-      : b(b), loc(loc), g(g), sched(sched), tensorCores(tensorCores),
+               const BlockSchedule &sched, const KernelPlan &plan)
+      : b(b), loc(loc), g(g), sched(sched), plan(plan),
         mem(g.values.size()) {}
 
   // Stages (one call per op, in program order).
@@ -72,6 +64,7 @@ struct BlockEmitter {
   bool emitReduce(const UOp &op);
   bool emitRmsNorm(const UOp &op);
   bool emitConcat(const UOp &op);
+  /// Block matmul `op` (on tensor cores exactly when the plan says so).
   bool emitMatmul(const UOp &op, int32_t intoAccum);
   bool emitAccumStart(const UOp &op);
   bool emitAccumCombine(const UOp &op);

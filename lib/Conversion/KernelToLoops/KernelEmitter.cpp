@@ -49,8 +49,8 @@ static bool emitOperator(BlockEmitter &em, const UOp &op, int32_t into) {
 
 std::optional<func::FuncOp>
 mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
-                          const UGraph &block, bool tensorCores,
-                          int64_t &tensorCoreMatmuls, std::string &error) {
+                          const UGraph &block, const KernelPlan &plan,
+                          std::string &error) {
   MLIRContext *ctx = mb.getContext();
   BlockSchedule sched = scheduleBlock(block);
   SmallVector<Type> args;
@@ -63,7 +63,7 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   fn->setAttr("mirage.kernel", mb.getUnitAttr());
   fn->setAttr("mirage.grid", mb.getDenseI64ArrayAttr(
                                  {block.grid[0], block.grid[1], block.grid[2]}));
-  fn->setAttr("mirage.block", mb.getDenseI64ArrayAttr({kThreadsPerBlock, 1, 1}));
+  fn->setAttr("mirage.block", mb.getDenseI64ArrayAttr({plan.threads, 1, 1}));
   Block *entry = fn.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
   auto blockMap = fb.getArrayAttr(
@@ -79,7 +79,7 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   func::ReturnOp::create(fb, loc);
 
   OpBuilder b = OpBuilder::atBlockTerminator(grid.getBody());
-  BlockEmitter em(b, loc, block, sched, tensorCores);
+  BlockEmitter em(b, loc, block, sched, plan);
   for (int i = 0; i < 3; ++i)
     em.blockIds[i] = grid.getInductionVar(i);
   for (size_t i = 0; i < block.inputs.size(); ++i)
@@ -87,31 +87,11 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   for (size_t i = 0; i < block.outputs.size(); ++i)
     em.mem[block.outputs[i]] = entry->getArgument(block.inputs.size() + i);
 
-  // Rows of A and C tiles padded for tensor-core matmuls.
-  llvm::SmallVector<int64_t> rows(block.values.size(), 0);
-  tensorCoreMatmuls = 0;
-  for (size_t i = 0; i < block.ops.size(); ++i) {
-    const UOp &op = block.ops[i];
-    if (op.kind != OpKind::Matmul)
-      continue;
-    int32_t into = sched.matmulInto[i];
-    int64_t r = tensorCoreRows(block, sched, op, into, tensorCores);
-    tensorCoreMatmuls += r > 0;
-    int32_t c = into >= 0 ? block.ops[into].results[0] : op.results[0];
-    for (int32_t v : {op.operands[0], c})
-      rows[v] = std::max(rows[v], r);
-  }
-  // Tiles in workgroup memory.
+  // Tiles in workgroup memory, as the plan allocates them.
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  for (size_t v = 0; v < block.values.size(); ++v) {
-    if (!sched.buffered[v] || em.mem[v])
-      continue;
-    Shape shape = block.values[v].shape;
-    if (shape.size() >= 2 && rows[v] > shape[shape.size() - 2])
-      shape[shape.size() - 2] = rows[v];
-    MemRefType t = memrefOf(ctx, shape, sched.storage[v], wg);
-    em.mem[v] = memref::AllocOp::create(b, loc, t);
-  }
+  for (const TilePlan &t : plan.tiles)
+    em.mem[t.value] = memref::AllocOp::create(
+        b, loc, memrefOf(ctx, t.shape, t.storage, wg));
 
   llvm::SmallVector<bool> fusedAccum(block.ops.size(), false);
   for (int32_t into : sched.matmulInto)
@@ -122,6 +102,15 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   for (size_t i = 0; i < block.ops.size() && ok; ++i)
     if (block.ops[i].kind == OpKind::Accum)
       ok = em.emitAccumStart(block.ops[i]);
+
+  // Loop-invariant tiles (fmap -1) are fetched once, before the loop: the
+  // plan counts them so (CopyPlan::inLoop).
+  auto invariant = [&](const UOp &op) {
+    return op.kind == OpKind::InputIterator && op.fmap < 0;
+  };
+  for (size_t i = 0; i < block.ops.size() && ok; ++i)
+    if (sched.stage[i] == BlockStage::Iterator && invariant(block.ops[i]))
+      ok = em.emitIterator(block.ops[i]);
 
   // The for-loop (a single iteration needs no loop).
   std::optional<OpBuilder::InsertionGuard> guard;
@@ -137,7 +126,7 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     const UOp &op = block.ops[i];
     switch (sched.stage[i]) {
     case BlockStage::Iterator:
-      ok = em.emitIterator(op);
+      ok = invariant(op) || em.emitIterator(op);
       break;
     case BlockStage::InLoop:
       ok = emitOperator(em, op, sched.matmulInto[i]);

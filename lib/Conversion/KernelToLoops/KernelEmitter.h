@@ -2,6 +2,7 @@
 #ifndef MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_KERNELEMITTER_H
 #define MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_KERNELEMITTER_H
 
+#include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,12 +12,11 @@
 namespace mirage::loops {
 
 /// Emits `func.func @name(inputs..., outputs...)` for the block graph at
-/// `mb`'s insertion point. `tensorCoreMatmuls` receives the number of its
-/// block matmuls in the tensor-core form. On failure nothing is left behind.
+/// `mb`'s insertion point, as its launch plan `plan` says. On failure
+/// nothing is left behind.
 std::optional<mlir::func::FuncOp>
 emitKernel(mlir::OpBuilder &mb, mlir::Location loc, llvm::StringRef name,
-           const UGraph &block, bool tensorCores, int64_t &tensorCoreMatmuls,
-           std::string &error);
+           const UGraph &block, const KernelPlan &plan, std::string &error);
 
 } // namespace mirage::loops
 

@@ -86,6 +86,15 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
     return std::nullopt;
   const UGraph &g = *expanded;
   MLIRContext *ctx = into.getContext();
+  StringRef targetName = !options.target.empty() ? StringRef(options.target)
+                         : !graph.target.empty() ? StringRef(graph.target)
+                                                 : StringRef(kDefaultTarget);
+  std::optional<TargetInfo> targetInfo = lookupTarget(targetName);
+  if (!targetInfo) {
+    error = "unknown target '" + targetName.str() + "'";
+    return std::nullopt;
+  }
+  const TargetInfo &target = *targetInfo;
   LaunchPlan plan;
   plan.graph = name.str();
   plan.reference = graph.reference;
@@ -138,16 +147,17 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
     launch.name = name.str() + "_k" + std::to_string(k);
     const UGraph &body = g.bodies[op.body];
     launch.grid = body.grid;
-    launch.threads = loops::kThreadsPerBlock;
     for (int32_t v : op.operands)
       launch.args.push_back(bufferOf[v]);
     for (int32_t v : op.results)
       launch.args.push_back(bufferOf[v]);
     std::string why;
-    for (const UOp &bop : body.ops)
-      launch.matmuls += bop.kind == OpKind::Matmul;
-    auto fn = loops::emitKernel(mb, loc, launch.name, body, options.tensorCores,
-                                launch.tensorCoreMatmuls, why);
+    PlanOptions po;
+    po.tensorCores = options.tensorCores;
+    launch.plan = planKernel(body, target, po);
+    launch.threads = launch.plan.threads;
+    launch.block = body;
+    auto fn = loops::emitKernel(mb, loc, launch.name, body, launch.plan, why);
     if (!fn) {
       error = "kernel " + std::to_string(k) + ": " + why;
       return rollback();

@@ -2,7 +2,8 @@
 //
 // C (+)= A · B on tiles, with f32 accumulation. Two forms:
 //
-//  * tensor-core form (f16/bf16 operands, M % 16, N % 8, K % 16): a warp
+//  * tensor-core form (when the launch plan says so, KernelPlan.cpp: f16/bf16
+//    operands, N % 8, K % 16, padded M; the plan states why not): a warp
 //    phase; each warp takes 16x8 output tiles in turn and runs the K loop on
 //    native 16x8x16 `vector.contract`s (A read (m,k), B read transposed
 //    (n,k) — ldmatrix.trans on the GPU) with the accumulator carried in the
@@ -42,24 +43,6 @@ Value collapse2D(OpBuilder &b, Location loc, Value m) {
 }
 } // namespace
 
-int64_t mirage::loops::tensorCoreRows(const UGraph &g,
-                                      const BlockSchedule &sched, const UOp &op,
-                                      int32_t intoAccum, bool tensorCores) {
-  int32_t a = op.operands[0], bv = op.operands[1];
-  int32_t c = intoAccum >= 0 ? g.ops[intoAccum].results[0] : op.results[0];
-  const Shape &as = g.values[a].shape, &cs = g.values[c].shape;
-  size_t r = as.size();
-  int64_t m = as[r - 2], k = as[r - 1], n = cs[r - 1];
-  int64_t batch = numElements(cs) / (m * n);
-  ElemType at = sched.storage[a], bt = sched.storage[bv];
-  bool lowPrecision = at == bt && (at == ElemType::F16 || at == ElemType::BF16);
-  int64_t rows = (m + kMmaM - 1) / kMmaM * kMmaM;
-  if (!tensorCores || !lowPrecision || sched.storage[c] != ElemType::F32 ||
-      n % kMmaN != 0 || k % kMmaK != 0 || (rows != m && batch != 1))
-    return 0;
-  return rows;
-}
-
 bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
   int32_t a = op.operands[0], bv = op.operands[1];
   bool accumulate = intoAccum >= 0;
@@ -70,7 +53,11 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
   int64_t batch = numElements(cs) / (as[r - 2] * n);
   ElemType at = sched.storage[a];
 
-  if (int64_t m = tensorCoreRows(g, sched, op, intoAccum, tensorCores)) {
+  const MatmulPlan *mp = plan.matmulOf(static_cast<int32_t>(&op - g.ops.data()));
+  if (mp && mp->tensorCores) {
+    // M rounded up to the MMA's 16: rows past M are never stored (each
+    // output row depends only on its own A row).
+    int64_t m = mp->paddedRows;
     Value A = collapse2D(b, loc, mem[a]), B = collapse2D(b, loc, mem[bv]);
     Value C = collapse2D(b, loc, mem[c]);
     Type elem = toMLIRType(ctx(), at);

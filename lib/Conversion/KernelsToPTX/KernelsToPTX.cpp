@@ -10,6 +10,7 @@
 #include "Mirage/Conversion/KernelToLoops.h"
 #include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Search/CostModel.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
@@ -55,10 +56,47 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     registerLoopsToGPUDependentDialects(registry);
   }
 
+  /// The target record and chip of `graph`'s code (the pass's options, else
+  /// the graph's target): one choice, so a chip never pairs with another
+  /// target's cost model.
+  FailureOr<std::pair<TargetInfo, std::string>>
+  resolveTarget(kernel::GraphOp graph, const UGraph &g) {
+    std::optional<TargetInfo> t;
+    if (!target.empty()) {
+      t = lookupTarget(target);
+      if (!t)
+        return graph.emitError() << "unknown target '" << target
+                                 << "' (h100, a100)";
+    }
+    if (!chip.empty()) {
+      std::optional<TargetInfo> byChip = lookupTargetByChip(chip);
+      if (!byChip)
+        return graph.emitError() << "unknown chip '" << chip
+                                 << "' (sm_80, sm_90, sm_90a)";
+      if (t && t->name != byChip->name)
+        return graph.emitError()
+               << "chip '" << chip << "' is not the chip of target '"
+               << t->name << "' (" << t->chip << "); name one of them, or "
+               << "target=" << byChip->name;
+      return std::make_pair(*byChip, std::string(chip));
+    }
+    if (!t)
+      t = lookupTarget(g.target.empty() ? StringRef(kDefaultTarget)
+                                        : StringRef(g.target));
+    if (!t)
+      return graph.emitError() << "unknown target '" << g.target << "'";
+    return std::make_pair(*t, t->chip.str());
+  }
+
   LogicalResult emitGraph(kernel::GraphOp graph, const std::string &name) {
     FailureOr<UGraph> g = kernel::importKernelGraph(graph);
     if (failed(g))
       return failure();
+    auto resolved = resolveTarget(graph, *g);
+    if (failed(resolved))
+      return failure();
+    const TargetInfo &tgt = resolved->first;
+    const std::string &chip = resolved->second;
     for (int32_t v : g->inputs)
       if (g->values[v].type == ElemType::F64)
         return graph.emitError()
@@ -66,19 +104,39 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
                << "': f64 tensors have no GPU path (f16, bf16 and f32 do)";
     OwningOpRef<ModuleOp> module = ModuleOp::create(graph.getLoc());
     std::string error;
-    std::optional<LaunchPlan> plan = lowerGraphToLoops(
-        *g, name, *module, graph.getLoc(), LoopLoweringOptions(), error);
+    LoopLoweringOptions lo;
+    lo.target = tgt.name.str();
+    std::optional<LaunchPlan> plan =
+        lowerGraphToLoops(*g, name, *module, graph.getLoc(), lo, error);
     if (!plan)
       return graph.emitError() << "cannot lower graph '" << name
                                << "': " << error;
+    for (const KernelLaunch &k : plan->kernels)
+      if (!k.plan.launchable)
+        return graph.emitError() << "graph '" << name << "': kernel '"
+                                 << k.name << "' cannot launch on " << chip
+                                 << ": " << k.plan.whyNotLaunchable;
     GpuCodegenOptions opts;
     opts.chip = chip;
+    opts.features = tgt.ptxFeatures.str();
+    opts.maxStaticSharedBytes = tgt.maxStaticSmemBytes;
+    opts.dynamicSharedReserve = tgt.dynamicSmemReserve;
     opts.asyncCopies = asyncCopies;
     opts.tf32 = tf32;
     FailureOr<PtxModule> ptx = lowerLoopsToPTX(*module, opts);
     if (failed(ptx))
       return graph.emitError() << "graph '" << name
                                << "': the GPU lowering failed (see above)";
+    // The lowering must have allocated what the plan priced.
+    for (auto [k, info] : llvm::zip(plan->kernels, ptx->kernels)) {
+      int64_t actual = info.dynamicSharedBytes + info.staticSharedBytes;
+      if (actual != k.plan.sharedBytes)
+        return graph.emitError()
+               << "graph '" << name << "': kernel '" << k.name
+               << "' allocated " << actual
+               << " bytes of shared memory, its launch plan "
+               << k.plan.sharedBytes << " (internal error)";
+    }
 
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return graph.emitError() << "cannot create '" << outputDir
@@ -92,8 +150,13 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     info.chip = chip;
     info.seed = seed;
     info.ptxFile = name + "." + chip + ".ptx";
-    for (const PtxKernelInfo &k : ptx->kernels)
+    for (const PtxKernelInfo &k : ptx->kernels) {
       info.dynamicSharedBytes[k.name] = k.dynamicSharedBytes;
+      info.staticSharedBytes[k.name] = k.staticSharedBytes;
+    }
+    for (const KernelLaunch &k : plan->kernels)
+      info.estimateSeconds[k.name] =
+          estimateKernel(k.block, k.plan, tgt).plannedSeconds;
     for (int32_t o : g->outputs)
       info.tolerance = std::max(info.tolerance,
                                 loweredCodeTolerance(g->values[o].type));
@@ -130,8 +193,8 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     }
     int64_t matmuls = 0, onTensorCores = 0;
     for (const KernelLaunch &k : plan->kernels) {
-      matmuls += k.matmuls;
-      onTensorCores += k.tensorCoreMatmuls;
+      matmuls += static_cast<int64_t>(k.plan.matmuls.size());
+      onTensorCores += k.plan.tensorCoreMatmuls();
     }
     graph.emitRemark() << "graph '" << name << "': wrote "
                        << path(info.ptxFile) << " and " << path(manifestFile)

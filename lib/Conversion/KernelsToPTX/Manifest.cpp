@@ -44,14 +44,23 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
     llvm::json::Array args;
     for (int32_t a : k.args)
       args.push_back(a);
-    auto it = info.dynamicSharedBytes.find(k.name);
+    const KernelPlan &p = k.plan;
     kernels.push_back(llvm::json::Object{
         {"name", k.name},
         {"grid", shapeArray(k.grid)},
         {"block", llvm::json::Array{k.threads, 1, 1}},
-        {"dynamic_shared_bytes",
-         it == info.dynamicSharedBytes.end() ? 0 : it->second},
-        {"args", std::move(args)}});
+        {"dynamic_shared_bytes", info.dynamicSharedBytes.lookup(k.name)},
+        {"static_shared_bytes", info.staticSharedBytes.lookup(k.name)},
+        {"args", std::move(args)},
+        {"plan",
+         llvm::json::Object{
+             {"shared_bytes", p.sharedBytes},
+             {"stages", p.stages},
+             {"matmuls", static_cast<int64_t>(p.matmuls.size())},
+             {"tensor_core_matmuls", p.tensorCoreMatmuls()},
+             {"resident_blocks_per_sm", p.residentBlocksPerSM},
+             {"bytes_in_flight_per_block", p.bytesInFlightPerBlock},
+             {"estimate_us", info.estimateSeconds.lookup(k.name) * 1e6}}}});
   }
   // One buffer and one kernel per line: readable and diffable.
   std::string out;

@@ -15,8 +15,10 @@ struct ManifestInfo {
   double tolerance = 0;
   /// Per output position: the expected-values file, or empty.
   std::vector<std::string> expectedFiles;
-  /// Per kernel name: dynamic shared memory bytes.
-  llvm::StringMap<int64_t> dynamicSharedBytes;
+  /// Per kernel name: dynamic and static shared memory bytes.
+  llvm::StringMap<int64_t> dynamicSharedBytes, staticSharedBytes;
+  /// Per kernel name: the cost model's estimate of its plan, in seconds.
+  llvm::StringMap<double> estimateSeconds;
 };
 
 /// The JSON text of a `mirage-run-manifest-1` manifest for `plan`

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Semantics/KernelPlan.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,9 +32,6 @@
 using namespace mlir;
 
 namespace {
-/// Full unrolling beyond this many copies per thread would bloat the code
-/// more than grouping saves.
-constexpr int64_t kMaxUnrolledCopies = 16;
 
 bool isWorkgroup(Type t) {
   auto m = dyn_cast<MemRefType>(t);
@@ -124,7 +122,8 @@ void mirage::optimizeSharedMemoryCopies(func::FuncOp kernel, bool asyncCopies,
       if (!loop || !isCopy(w) || llvm::is_contained(copyLoops, loop))
         return;
       std::optional<APInt> trips = loop.getStaticTripCount();
-      if (trips && trips->getSExtValue() <= kMaxUnrolledCopies)
+      // The launch plan's limit (KernelPlan.h): it prices what we emit.
+      if (trips && trips->getSExtValue() <= mirage::kMaxGroupedCopiesPerThread)
         copyLoops.push_back(loop);
     });
     for (scf::ForOp loop : copyLoops)

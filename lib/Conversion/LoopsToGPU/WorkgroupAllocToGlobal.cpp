@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Semantics/KernelPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -30,11 +31,12 @@ namespace mirage {
 using namespace mlir;
 
 namespace {
-/// 16 bytes: cp.async.cg and ldmatrix rows need 16-byte aligned addresses.
-constexpr int64_t kStaticAlign = 16;
-/// Dynamic buffers start at 128-byte boundaries (one bank-conflict-free
-/// swizzle period; the region is large anyway).
-constexpr int64_t kDynamicAlign = 128;
+// The layout rule is the launch plan's (KernelPlan.h, sharedLayoutBytes):
+// 16-byte static buffers (cp.async.cg and ldmatrix rows), 128-byte dynamic
+// ones (one bank-conflict-free swizzle period), the dynamic size rounded up
+// to 128 bytes.
+constexpr int64_t kStaticAlign = mirage::kStaticSharedAlign;
+constexpr int64_t kDynamicAlign = mirage::kDynamicSharedAlign;
 
 bool isWorkgroupAlloc(memref::AllocOp a) {
   return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(a.getType());
@@ -129,6 +131,7 @@ FailureOr<int64_t> mirage::placeWorkgroupBuffers(func::FuncOp kernel,
     a.replaceAllUsesWith(view);
     a.erase();
   }
+  offset = llvm::alignTo(offset, kDynamicAlign);
   LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
                           << offset << " B dynamic shared\n");
   return offset;

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
+#include "Mirage/Semantics/KernelPlan.h"
+
 #include "Mirage/Semantics/Replay.h"
 #include "Mirage/Semantics/Target.h"
 
@@ -38,7 +40,8 @@ static bool instantiate(const UGraph &probeBlock, const UGraph &ref,
     if (b.values[b.outputs[o]].shape != ref.values[ref.outputs[o]].shape)
       return false;
   std::optional<TargetInfo> info = lookupTarget(b.target);
-  if (!info || sharedMemoryBytes(b) > info->smemBytesPerBlock)
+  // Only instances the lowering can launch (their plan's shared memory).
+  if (!info || !planKernel(b, *info).launchable)
     return false;
   UGraph k(Level::Kernel);
   llvm::SmallVector<int32_t, 4> ins;

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
+#include "Mirage/Semantics/KernelPlan.h"
+
 #include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/Replay.h"
 #include "Mirage/Semantics/Target.h"
@@ -164,7 +166,7 @@ static bool inLoopPart(const UGraph &b, const UOp &op) {
 
 static bool fitsTarget(const UGraph &block) {
   std::optional<TargetInfo> info = lookupTarget(block.target);
-  return info && sharedMemoryBytes(block) <= info->smemBytesPerBlock;
+  return info && planKernel(block, *info).launchable;
 }
 
 bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,

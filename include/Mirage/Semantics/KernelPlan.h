@@ -1,0 +1,132 @@
+//===- KernelPlan.h - How one block graph becomes one kernel ----*- C++ -*-===//
+//
+// The launch plan of a graph-defined kernel, computed once without IR and
+// obeyed by every side (docs/Rationale/LaunchPlan.md): the loop-level
+// lowering allocates the plan's tiles and puts on tensor cores exactly the
+// matmuls the plan does; the GPU stages read its copy grouping and pipeline
+// depth; the search keeps only plans that launch; the cost model prices the
+// plan; the manifest records it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEMANTICS_KERNELPLAN_H
+#define MIRAGE_SEMANTICS_KERNELPLAN_H
+
+#include "Mirage/Semantics/Target.h"
+#include "Mirage/Semantics/UGraph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mirage {
+
+/// Threads of every generated block (four warps).
+constexpr int64_t kPlanThreadsPerBlock = 128;
+/// A copy phase whose threads each make at most this many 16-byte copies is
+/// unrolled into one cp.async commit group; beyond it every copy is waited
+/// for on its own (the unrolled code would grow more than grouping saves).
+constexpr int64_t kMaxGroupedCopiesPerThread = 16;
+/// Pipeline stages of a for-loop's copies. One: the lowering's cp.async
+/// pipeline does not apply to the loops it emits yet (issue 20), so the plan
+/// says what is emitted — a wait for every iteration's copies.
+constexpr int64_t kPlanPipelineStages = 1;
+/// Alignment of each static shared buffer (cp.async and ldmatrix rows).
+constexpr int64_t kStaticSharedAlign = 16;
+/// Alignment of each buffer in dynamic shared memory (one swizzle period).
+constexpr int64_t kDynamicSharedAlign = 128;
+
+struct MatmulPlan {
+  int32_t op = -1;          // index in the block's ops
+  int32_t accumulator = -1; // the accum op it adds into (BlockSchedule), or -1
+  bool tensorCores = false;
+  /// Why the matmul runs on FMA; empty on tensor cores.
+  std::string whyNotTensorCores;
+  /// Rows of its A and C tiles as allocated (M rounded up to the MMA's m);
+  /// 0 on FMA.
+  int64_t paddedRows = 0;
+};
+
+/// A block value held in shared memory.
+struct TilePlan {
+  int32_t value = -1;
+  Shape shape;               // as allocated: rows padded for tensor cores
+  ElemType storage = ElemType::F32;
+  int64_t bytes = 0;         // one buffer, unaligned
+  int64_t buffers = 1;       // pipeline buffers
+};
+
+/// How an input iterator's tile is copied in.
+struct CopyPlan {
+  int32_t op = -1;
+  bool inLoop = false;       // fetched every iteration (fmap >= 0)
+  int64_t bytes = 0;         // per fetch
+  int64_t vectorBytes = 0;   // bytes per copy (16 for cp.async, else the element)
+  int64_t copiesPerThread = 0;
+  /// One commit group and one wait for the whole tile; false: a wait per
+  /// copy (per `kPlanThreadsPerBlock × vectorBytes` bytes).
+  bool grouped = false;
+  /// Round trips to memory per fetch (1 when grouped).
+  int64_t roundTrips = 0;
+};
+
+struct KernelPlan {
+  int64_t threads = kPlanThreadsPerBlock;
+  int64_t warps = kPlanThreadsPerBlock / 32;
+  std::vector<MatmulPlan> matmuls;
+  std::vector<TilePlan> tiles;
+  std::vector<CopyPlan> copies;
+  /// Pipeline stages of the for-loop's copies (1: none).
+  int64_t stages = kPlanPipelineStages;
+  /// Bytes the block loads: per for-loop iteration, and once (loop-invariant
+  /// tiles, hoisted before the loop; every tile when there is no loop).
+  int64_t loopLoadBytes = 0, onceLoadBytes = 0;
+  /// Memory round trips of those loads (waits the block sits through).
+  int64_t loopRoundTrips = 0, onceRoundTrips = 0;
+  /// Bytes the savers store.
+  int64_t storeBytes = 0;
+  /// Longest chain of dependent steps one thread runs in a serial reduction
+  /// (rms_norm, reduce, a last-dim accumulator: one thread per row).
+  int64_t serialSteps = 0;
+  /// Shared memory as the lowering allocates it, and whether it is dynamic
+  /// (then `sharedBytes` includes the target's dynamic reserve).
+  int64_t sharedBytes = 0;
+  bool dynamicShared = false;
+  /// Blocks one SM holds at once (shared memory, threads, the block cap).
+  int64_t residentBlocksPerSM = 0;
+  /// Bytes one block keeps in flight on average: bytes per round trip
+  /// (times stages - 1 when pipelined).
+  double bytesInFlightPerBlock = 0;
+  /// Whether it can launch on the target; if not, which limit it breaks.
+  bool launchable = true;
+  std::string whyNotLaunchable;
+
+  int64_t tensorCoreMatmuls() const;
+  /// The plan of value `v`'s tile, or null when it has none.
+  const TilePlan *tileOf(int32_t v) const;
+  const MatmulPlan *matmulOf(int32_t op) const;
+};
+
+struct PlanOptions {
+  /// Offer tensor cores to f16/bf16 matmuls.
+  bool tensorCores = true;
+};
+
+/// The plan of block graph `block` (the body of a graph-defined kernel).
+KernelPlan planKernel(const UGraph &block, const TargetInfo &target,
+                      const PlanOptions &options = {});
+
+/// The shared memory a kernel with buffers of `bufferBytes` allocates on
+/// `target`: 16-byte aligned static buffers when they fit the static limit,
+/// else 128-byte aligned views of dynamic shared memory after the reserve.
+/// `dynamic` says which. The lowering's placement follows the same rule.
+int64_t sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
+                          const TargetInfo &target, bool &dynamic);
+
+/// Blocks one SM holds at once with `sharedBytes` and `threads` per block.
+int64_t residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
+                            const TargetInfo &target);
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_KERNELPLAN_H

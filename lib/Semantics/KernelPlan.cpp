@@ -1,0 +1,254 @@
+//===- KernelPlan.cpp - How one block graph becomes one kernel ------------===//
+//
+// See docs/Rationale/LaunchPlan.md. Every rule here is one the loop-level
+// lowering follows (the lowering reads the plan rather than restating it).
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/KernelPlan.h"
+
+#include "Mirage/Semantics/AccumRules.h"
+#include "Mirage/Semantics/BlockSchedule.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mirage;
+
+int64_t KernelPlan::tensorCoreMatmuls() const {
+  return llvm::count_if(matmuls,
+                        [](const MatmulPlan &m) { return m.tensorCores; });
+}
+
+const TilePlan *KernelPlan::tileOf(int32_t v) const {
+  for (const TilePlan &t : tiles)
+    if (t.value == v)
+      return &t;
+  return nullptr;
+}
+
+const MatmulPlan *KernelPlan::matmulOf(int32_t op) const {
+  for (const MatmulPlan &m : matmuls)
+    if (m.op == op)
+      return &m;
+  return nullptr;
+}
+
+int64_t mirage::sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
+                                  const TargetInfo &target, bool &dynamic) {
+  int64_t total = 0;
+  for (int64_t b : bufferBytes)
+    total += llvm::alignTo(b, kStaticSharedAlign);
+  dynamic = total > target.maxStaticSmemBytes;
+  if (!dynamic)
+    return total;
+  total = target.dynamicSmemReserve;
+  for (int64_t b : bufferBytes)
+    total += llvm::alignTo(b, kDynamicSharedAlign);
+  return total;
+}
+
+int64_t mirage::residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
+                                    const TargetInfo &target) {
+  int64_t bySmem = target.smemBytesPerSM /
+                   std::max<int64_t>(1, sharedBytes + target.smemReservePerBlock);
+  int64_t byThreads = target.maxThreadsPerSM / std::max<int64_t>(1, threads);
+  return std::max<int64_t>(
+      0, std::min({target.maxBlocksPerSM, bySmem, byThreads}));
+}
+
+namespace {
+
+bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
+
+/// The tensor-core decision for block matmul `op`: the conditions under
+/// which the warp-level MMA form applies (MatmulPhases.cpp emits it).
+MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
+                      int32_t opIndex, const TargetInfo &t, bool offered) {
+  const UOp &op = g.ops[opIndex];
+  MatmulPlan p;
+  p.op = opIndex;
+  p.accumulator = sched.matmulInto[opIndex];
+  int32_t a = op.operands[0], bv = op.operands[1];
+  int32_t c = p.accumulator >= 0 ? g.ops[p.accumulator].results[0]
+                                 : op.results[0];
+  const Shape &as = g.values[a].shape, &cs = g.values[c].shape;
+  size_t r = as.size();
+  int64_t m = as[r - 2], k = as[r - 1], n = cs[r - 1];
+  int64_t batch = numElements(cs) / std::max<int64_t>(1, m * n);
+  ElemType at = sched.storage[a], bt = sched.storage[bv];
+  int64_t rows = llvm::alignTo(m, t.mma.m);
+  auto refuse = [&](std::string why) {
+    p.whyNotTensorCores = std::move(why);
+    return p;
+  };
+  if (!offered)
+    return refuse("tensor cores off");
+  if (at != bt || !isHalf(at))
+    return refuse(std::string("operands stored ") + elemTypeName(at).str() +
+                  " and " + elemTypeName(bt).str() + ", not both f16 or bf16");
+  if (sched.storage[c] != ElemType::F32)
+    return refuse("result stored " + elemTypeName(sched.storage[c]).str() +
+                  ", not f32");
+  if (k % t.mma.k != 0)
+    return refuse("K = " + std::to_string(k) + " is not a multiple of " +
+                  std::to_string(t.mma.k));
+  if (n % t.mma.n != 0)
+    return refuse("N = " + std::to_string(n) + " is not a multiple of " +
+                  std::to_string(t.mma.n));
+  if (rows != m && batch != 1)
+    return refuse("M = " + std::to_string(m) +
+                  " would need padding inside a batched tile");
+  p.tensorCores = true;
+  p.paddedRows = rows;
+  return p;
+}
+
+/// How input iterator `op`'s tile is copied (CopyPhases.cpp: 16-byte
+/// vectors when the last dim allows, one thread-strided loop per tile;
+/// AsyncCopies.cpp: cp.async groups for unrollable same-type copies).
+CopyPlan planCopy(const UGraph &g, const BlockSchedule &sched, int32_t opIndex,
+                  int64_t threads) {
+  const UOp &op = g.ops[opIndex];
+  int32_t tile = op.results[0];
+  const Shape &shape = g.values[tile].shape;
+  ElemType src = g.values[op.operands[0]].type, dst = sched.storage[tile];
+  int64_t elemBytes = std::max(elemTypeBytes(src), elemTypeBytes(dst));
+  int64_t vec = 16 / elemBytes;
+  if (vec < 2 || shape.empty() || shape.back() % vec != 0)
+    vec = 1;
+  int64_t n = numElements(shape) / vec;
+  CopyPlan c;
+  c.op = opIndex;
+  c.inLoop = op.fmap >= 0 && g.forloopRange > 1;
+  c.bytes = numElements(shape) * elemTypeBytes(src);
+  c.vectorBytes = vec * elemBytes;
+  c.copiesPerThread = llvm::divideCeil(n, threads);
+  bool async = vec > 1 && src == dst;
+  c.grouped = async && (n <= threads || (n % threads == 0 &&
+                                         n / threads <= kMaxGroupedCopiesPerThread));
+  c.roundTrips = c.grouped ? 1 : c.copiesPerThread;
+  return c;
+}
+
+/// Dependent steps of the longest per-thread chain of a reduction phase run
+/// one thread per output row (ElementwisePhases.cpp, AccumPhases.cpp).
+int64_t serialSteps(const UGraph &g, const UOp &op, int64_t threads) {
+  auto perThread = [&](int64_t items) {
+    return llvm::divideCeil(std::max<int64_t>(1, items), threads);
+  };
+  switch (op.kind) {
+  case OpKind::Reduce: {
+    const Shape &x = g.values[op.operands[0]].shape;
+    int64_t chunks = x[op.dim] / std::max<int64_t>(1, op.size);
+    return perThread(numElements(g.values[op.results[0]].shape)) * chunks;
+  }
+  case OpKind::RmsNorm: {
+    const Shape &x = g.values[op.operands[0]].shape;
+    int64_t n = x.empty() ? 1 : x.back();
+    return perThread(numElements(x) / std::max<int64_t>(1, n)) * 2 * n;
+  }
+  case OpKind::Accum: {
+    if (!accumRule(op).reducesLastDim)
+      return 0;
+    const Shape &x = g.values[op.operands[0]].shape;
+    int64_t chunks = x.back() / accumReduceSize(op);
+    return perThread(numElements(g.values[op.results[0]].shape)) * chunks *
+           g.forloopRange;
+  }
+  case OpKind::Matmul:
+  case OpKind::Unary:
+  case OpKind::Binary:
+  case OpKind::Concat:
+  case OpKind::Custom:
+  case OpKind::InputIterator:
+  case OpKind::OutputSaver:
+  case OpKind::ThreadGraph:
+    return 0;
+  }
+  return 0;
+}
+
+} // namespace
+
+KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
+                              const PlanOptions &options) {
+  KernelPlan plan;
+  plan.threads = kPlanThreadsPerBlock;
+  plan.stages = kPlanPipelineStages;
+  plan.warps = plan.threads / target.warpSize;
+  BlockSchedule sched = scheduleBlock(block);
+  int64_t loop = std::max<int64_t>(1, block.forloopRange);
+
+  // Matmuls first: their padded rows shape the A and C tiles.
+  std::vector<int64_t> rows(block.values.size(), 0);
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    if (block.ops[i].kind != OpKind::Matmul)
+      continue;
+    MatmulPlan m = planMatmul(block, sched, static_cast<int32_t>(i), target,
+                              options.tensorCores);
+    const UOp &op = block.ops[i];
+    int32_t c = m.accumulator >= 0 ? block.ops[m.accumulator].results[0]
+                                   : op.results[0];
+    for (int32_t v : {op.operands[0], c})
+      rows[v] = std::max(rows[v], m.paddedRows);
+    plan.matmuls.push_back(std::move(m));
+  }
+
+  std::vector<int64_t> bufferBytes;
+  for (size_t v = 0; v < block.values.size(); ++v) {
+    if (!sched.buffered[v])
+      continue;
+    TilePlan t;
+    t.value = static_cast<int32_t>(v);
+    t.shape = block.values[v].shape;
+    if (t.shape.size() >= 2 && rows[v] > t.shape[t.shape.size() - 2])
+      t.shape[t.shape.size() - 2] = rows[v];
+    t.storage = sched.storage[v];
+    t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
+    bufferBytes.push_back(t.bytes * t.buffers);
+    plan.tiles.push_back(std::move(t));
+  }
+  plan.sharedBytes = sharedLayoutBytes(bufferBytes, target, plan.dynamicShared);
+
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    const UOp &op = block.ops[i];
+    if (op.kind == OpKind::InputIterator) {
+      CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i), plan.threads);
+      (c.inLoop ? plan.loopLoadBytes : plan.onceLoadBytes) += c.bytes;
+      (c.inLoop ? plan.loopRoundTrips : plan.onceRoundTrips) += c.roundTrips;
+      plan.copies.push_back(c);
+    } else if (op.kind == OpKind::OutputSaver) {
+      const UValue &out = block.values[op.results[0]];
+      plan.storeBytes += numElements(out.shape) * elemTypeBytes(out.type);
+    } else {
+      int64_t steps = serialSteps(block, op, plan.threads);
+      bool inLoop = sched.stage[i] == BlockStage::InLoop;
+      plan.serialSteps += inLoop ? steps * loop : steps;
+    }
+  }
+
+  double loads = static_cast<double>(plan.loopLoadBytes) * loop +
+                 static_cast<double>(plan.onceLoadBytes);
+  double trips = static_cast<double>(plan.loopRoundTrips) * loop +
+                 static_cast<double>(plan.onceRoundTrips);
+  plan.bytesInFlightPerBlock =
+      trips > 0 ? loads / trips * std::max<int64_t>(1, plan.stages - 1) : 0;
+  plan.residentBlocksPerSM =
+      residentBlocksPerSM(plan.sharedBytes, plan.threads, target);
+
+  if (plan.sharedBytes > target.smemBytesPerBlock) {
+    plan.launchable = false;
+    plan.whyNotLaunchable =
+        "shared memory " + std::to_string(plan.sharedBytes) +
+        " bytes per block exceeds the " + target.name.str() + "'s " +
+        std::to_string(target.smemBytesPerBlock);
+  } else if (plan.threads > target.maxThreadsPerBlock) {
+    plan.launchable = false;
+    plan.whyNotLaunchable = std::to_string(plan.threads) +
+                            " threads per block exceed the " +
+                            target.name.str() + "'s " +
+                            std::to_string(target.maxThreadsPerBlock);
+  }
+  return plan;
+}

@@ -1,0 +1,152 @@
+//===- KernelPlanTest.cpp - The launch plan of a block graph --------------===//
+#include "Mirage/Semantics/KernelPlan.h"
+
+#include <gtest/gtest.h>
+
+using namespace mirage;
+
+namespace {
+const TargetInfo &h100() {
+  static const TargetInfo t = *lookupTarget("h100");
+  return t;
+}
+
+/// Y = X · W over a for-loop on K: X [m, k] iterated on K,
+/// W [k, n] split over grid x on n, the product summed in an accumulator.
+UGraph gemvBlock(int64_t m, int64_t k, int64_t n, int64_t gridX,
+                 int64_t forloop, ElemType t = ElemType::F16) {
+  UGraph b(Level::Block);
+  b.grid = {gridX, 1, 1};
+  b.forloopRange = forloop;
+  int32_t bx = b.addInput({m, k}, t);
+  int32_t bw = b.addInput({k, n}, t);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
+  int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
+  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+  b.markOutput(b.addOutputSaver(acc, {1, -1, -1}));
+  EXPECT_TRUE(b.error.empty()) << b.error;
+  return b;
+}
+} // namespace
+
+TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
+  // M = 4 decode rows: the A tile and the accumulator are padded to 16 rows,
+  // the accumulator is f32 though the graph is f16.
+  UGraph b = gemvBlock(4, 1024, 2048, 64, 16);
+  KernelPlan p = planKernel(b, h100());
+  ASSERT_EQ(p.matmuls.size(), 1u);
+  EXPECT_TRUE(p.matmuls[0].tensorCores) << p.matmuls[0].whyNotTensorCores;
+  EXPECT_EQ(p.matmuls[0].paddedRows, 16);
+  int64_t x = 16 * 64 * 2, w = 64 * 32 * 2, acc = 16 * 32 * 4;
+  ASSERT_EQ(p.tiles.size(), 3u);
+  EXPECT_EQ(p.tiles[0].bytes, x);
+  EXPECT_EQ(p.tiles[1].bytes, w);
+  EXPECT_EQ(p.tiles[2].storage, ElemType::F32);
+  EXPECT_EQ(p.tiles[2].bytes, acc);
+  EXPECT_FALSE(p.dynamicShared);
+  EXPECT_EQ(p.sharedBytes, x + w + acc);
+  // The declared dtypes count 4 rows of f16: the plan is what is allocated.
+  EXPECT_GT(p.sharedBytes, sharedMemoryBytes(b));
+}
+
+TEST(KernelPlan, TensorCoreRefusalsSayWhy) {
+  KernelPlan k56 = planKernel(gemvBlock(16, 56 * 16, 1024, 32, 16), h100());
+  ASSERT_EQ(k56.matmuls.size(), 1u);
+  EXPECT_FALSE(k56.matmuls[0].tensorCores);
+  EXPECT_NE(k56.matmuls[0].whyNotTensorCores.find("K = 56"), std::string::npos)
+      << k56.matmuls[0].whyNotTensorCores;
+  EXPECT_EQ(k56.tensorCoreMatmuls(), 0);
+  KernelPlan f32 =
+      planKernel(gemvBlock(16, 1024, 1024, 32, 16, ElemType::F32), h100());
+  EXPECT_NE(f32.matmuls[0].whyNotTensorCores.find("not both f16 or bf16"),
+            std::string::npos);
+  PlanOptions off;
+  off.tensorCores = false;
+  EXPECT_EQ(planKernel(gemvBlock(16, 1024, 1024, 32, 16), h100(), off)
+                .tensorCoreMatmuls(),
+            0);
+}
+
+TEST(KernelPlan, DynamicSharedMemoryPaysTheReserve) {
+  // 64 KiB of W per iteration: past the 48 KiB static limit.
+  KernelPlan p = planKernel(gemvBlock(16, 4096, 8192, 32, 16), h100());
+  EXPECT_TRUE(p.dynamicShared);
+  int64_t expected = h100().dynamicSmemReserve;
+  for (const TilePlan &t : p.tiles)
+    expected += (t.bytes + kDynamicSharedAlign - 1) / kDynamicSharedAlign *
+                kDynamicSharedAlign;
+  EXPECT_EQ(p.sharedBytes, expected);
+  EXPECT_TRUE(p.launchable);
+  bool dynamic = false;
+  EXPECT_EQ(sharedLayoutBytes({100, 100}, h100(), dynamic), 112 + 112);
+  EXPECT_FALSE(dynamic);
+}
+
+TEST(KernelPlan, UnlaunchablePlansSayWhichLimit) {
+  // A block holding a 2048 x 2048 f16 W tile (8 MiB).
+  KernelPlan p = planKernel(gemvBlock(16, 2048, 2048, 1, 1), h100());
+  EXPECT_FALSE(p.launchable);
+  EXPECT_NE(p.whyNotLaunchable.find("232448"), std::string::npos)
+      << p.whyNotLaunchable;
+  EXPECT_EQ(p.residentBlocksPerSM, 0);
+}
+
+TEST(KernelPlan, CopiesAreGroupedOnlyWhenTheLoweringUnrollsThem) {
+  // W tile 64 x 32 f16 = 256 16-byte copies: 2 per thread, one group.
+  KernelPlan small = planKernel(gemvBlock(16, 1024, 2048, 64, 16), h100());
+  ASSERT_EQ(small.copies.size(), 2u);
+  EXPECT_TRUE(small.copies[1].grouped);
+  EXPECT_EQ(small.copies[1].roundTrips, 1);
+  // W tile 256 x 512 f16 = 16384 copies: 128 per thread, each waited for.
+  KernelPlan big = planKernel(gemvBlock(16, 4096, 8192, 16, 16), h100());
+  EXPECT_FALSE(big.copies[1].grouped);
+  EXPECT_EQ(big.copies[1].copiesPerThread, 128);
+  EXPECT_EQ(big.copies[1].roundTrips, 128);
+  // Bytes in flight: the per-copy waits keep ~threads x 16 B outstanding.
+  EXPECT_LT(big.bytesInFlightPerBlock, small.bytesInFlightPerBlock);
+}
+
+TEST(KernelPlan, LoopInvariantTilesAreLoadedOnce) {
+  // out = Σ_i (X + Y_i): X [16, 64] is the same tile in every iteration
+  // (fmap -1) and is fetched once, before the loop; Y's tiles every time.
+  UGraph b(Level::Block);
+  b.grid = {1, 1, 1};
+  b.forloopRange = 4;
+  int32_t bx = b.addInput({16, 64}, ElemType::F16);
+  int32_t by = b.addInput({16, 256}, ElemType::F16);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, -1);
+  int32_t yt = b.addInputIterator(by, {-1, -1, -1}, 1);
+  int32_t acc =
+      b.addAccum(AccumKind::sum, b.addBinary(BinaryKind::add, xt, yt), -1, 0);
+  b.markOutput(b.addOutputSaver(acc, {-1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  KernelPlan p = planKernel(b, h100());
+  EXPECT_EQ(p.onceLoadBytes, 16 * 64 * 2);
+  EXPECT_EQ(p.loopLoadBytes, 16 * 64 * 2);
+  ASSERT_EQ(p.copies.size(), 2u);
+  EXPECT_FALSE(p.copies[0].inLoop);
+  EXPECT_TRUE(p.copies[1].inLoop);
+}
+
+TEST(KernelPlan, SerialReductionsAreCounted) {
+  // An rms_last accumulator of 8 rows of 4096: the lowering gives each row
+  // to one thread, a chain of 4096 dependent steps per iteration.
+  UGraph b(Level::Block);
+  b.grid = {1, 1, 1};
+  b.forloopRange = 2;
+  int32_t bx = b.addInput({8, 8192}, ElemType::F16);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
+  int32_t acc = b.addAccum(AccumKind::rms_last, xt, -1, 1);
+  b.markOutput(b.addOutputSaver(acc, {-1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  KernelPlan p = planKernel(b, h100());
+  EXPECT_EQ(p.serialSteps, 2 * 4096);
+}
+
+TEST(KernelPlan, TargetsByChip) {
+  EXPECT_EQ(lookupTargetByChip("sm_90")->name, "h100");
+  EXPECT_EQ(lookupTargetByChip("sm_90a")->name, "h100");
+  EXPECT_EQ(lookupTargetByChip("sm_80")->name, "a100");
+  EXPECT_FALSE(lookupTargetByChip("sm_75"));
+  EXPECT_EQ(lookupTarget("h100")->chip, "sm_90");
+}
