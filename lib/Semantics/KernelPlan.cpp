@@ -27,6 +27,20 @@ const TilePlan *KernelPlan::tileOf(int32_t v) const {
   return nullptr;
 }
 
+const ReductionPlan *KernelPlan::reductionOf(int32_t op) const {
+  for (const ReductionPlan &r : reductions)
+    if (r.op == op)
+      return &r;
+  return nullptr;
+}
+
+const TilePlan *KernelPlan::scratchOf(int32_t op) const {
+  for (const TilePlan &t : tiles)
+    if (t.scratchFor == op)
+      return &t;
+  return nullptr;
+}
+
 const MatmulPlan *KernelPlan::matmulOf(int32_t op) const {
   for (const MatmulPlan &m : matmuls)
     if (m.op == op)
@@ -131,30 +145,31 @@ CopyPlan planCopy(const UGraph &g, const BlockSchedule &sched, int32_t opIndex,
   return c;
 }
 
-/// Dependent steps of the longest per-thread chain of a reduction phase run
-/// one thread per output row (ElementwisePhases.cpp, AccumPhases.cpp).
-int64_t serialSteps(const UGraph &g, const UOp &op, int64_t threads) {
-  auto perThread = [&](int64_t items) {
-    return llvm::divideCeil(std::max<int64_t>(1, items), threads);
-  };
+/// The row reduction op `op` performs (outputs and chunks per output), or
+/// std::nullopt for an op that reduces nothing.
+std::optional<ReductionPlan> reductionShape(const UGraph &g, const UOp &op) {
+  ReductionPlan r;
+  r.op = -1;
   switch (op.kind) {
   case OpKind::Reduce: {
     const Shape &x = g.values[op.operands[0]].shape;
-    int64_t chunks = x[op.dim] / std::max<int64_t>(1, op.size);
-    return perThread(numElements(g.values[op.results[0]].shape)) * chunks;
+    r.outputs = numElements(g.values[op.results[0]].shape);
+    r.chunks = x[op.dim] / std::max<int64_t>(1, op.size);
+    return r;
   }
   case OpKind::RmsNorm: {
     const Shape &x = g.values[op.operands[0]].shape;
-    int64_t n = x.empty() ? 1 : x.back();
-    return perThread(numElements(x) / std::max<int64_t>(1, n)) * 2 * n;
+    r.chunks = x.empty() ? 1 : x.back();
+    r.outputs = numElements(x) / std::max<int64_t>(1, r.chunks);
+    return r;
   }
   case OpKind::Accum: {
     if (!accumRule(op).reducesLastDim)
-      return 0;
+      return std::nullopt;
     const Shape &x = g.values[op.operands[0]].shape;
-    int64_t chunks = x.back() / accumReduceSize(op);
-    return perThread(numElements(g.values[op.results[0]].shape)) * chunks *
-           g.forloopRange;
+    r.outputs = numElements(g.values[op.results[0]].shape);
+    r.chunks = x.back() / accumReduceSize(op);
+    return r;
   }
   case OpKind::Matmul:
   case OpKind::Unary:
@@ -164,9 +179,35 @@ int64_t serialSteps(const UGraph &g, const UOp &op, int64_t threads) {
   case OpKind::InputIterator:
   case OpKind::OutputSaver:
   case OpKind::ThreadGraph:
-    return 0;
+    return std::nullopt;
   }
-  return 0;
+  return std::nullopt;
+}
+
+/// Lanes per output: as many as the block's threads allow, up to a warp,
+/// and a power of two that divides the chunks (every lane folds as many).
+int64_t reductionLanes(int64_t outputs, int64_t chunks, int64_t threads) {
+  int64_t lanes = 1;
+  while (lanes * 2 <= kMaxReductionLanes && chunks % (lanes * 2) == 0 &&
+         outputs * lanes * 2 <= threads)
+    lanes *= 2;
+  return lanes;
+}
+
+/// Dependent steps of the longest per-thread chain of reduction `r` of op
+/// `op` (per run): the lanes' folds, the fold of the lanes, and for
+/// rms_norm the division phase.
+int64_t serialSteps(const UGraph &g, const UOp &op, const ReductionPlan &r,
+                    int64_t threads) {
+  auto perThread = [&](int64_t items) {
+    return llvm::divideCeil(std::max<int64_t>(1, items), threads);
+  };
+  int64_t steps = perThread(r.outputs * r.lanes) * llvm::divideCeil(r.chunks, r.lanes);
+  if (r.lanes > 1)
+    steps += perThread(r.outputs) * r.lanes;
+  if (op.kind == OpKind::RmsNorm)
+    steps += r.lanes > 1 ? perThread(r.outputs * r.chunks) : r.chunks;
+  return steps;
 }
 
 } // namespace
@@ -175,7 +216,6 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
                               const PlanOptions &options) {
   KernelPlan plan;
   plan.threads = kPlanThreadsPerBlock;
-  plan.stages = kPlanPipelineStages;
   plan.warps = plan.threads / target.warpSize;
   BlockSchedule sched = scheduleBlock(block);
   int64_t loop = std::max<int64_t>(1, block.forloopRange);
@@ -195,7 +235,6 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     plan.matmuls.push_back(std::move(m));
   }
 
-  std::vector<int64_t> bufferBytes;
   for (size_t v = 0; v < block.values.size(); ++v) {
     if (!sched.buffered[v])
       continue;
@@ -206,27 +245,91 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       t.shape[t.shape.size() - 2] = rows[v];
     t.storage = sched.storage[v];
     t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
-    bufferBytes.push_back(t.bytes * t.buffers);
     plan.tiles.push_back(std::move(t));
   }
-  plan.sharedBytes = sharedLayoutBytes(bufferBytes, target, plan.dynamicShared);
 
+  bool anyAsyncInLoop = false;
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const UOp &op = block.ops[i];
     if (op.kind == OpKind::InputIterator) {
       CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i), plan.threads);
       (c.inLoop ? plan.loopLoadBytes : plan.onceLoadBytes) += c.bytes;
       (c.inLoop ? plan.loopRoundTrips : plan.onceRoundTrips) += c.roundTrips;
+      anyAsyncInLoop |= c.inLoop && c.vectorBytes == 16;
       plan.copies.push_back(c);
     } else if (op.kind == OpKind::OutputSaver) {
       const UValue &out = block.values[op.results[0]];
       plan.storeBytes += numElements(out.shape) * elemTypeBytes(out.type);
-    } else {
-      int64_t steps = serialSteps(block, op, plan.threads);
-      bool inLoop = sched.stage[i] == BlockStage::InLoop;
+    } else if (std::optional<ReductionPlan> r = reductionShape(block, op)) {
+      r->op = static_cast<int32_t>(i);
+      r->lanes = reductionLanes(r->outputs, r->chunks, plan.threads);
+      int64_t steps = serialSteps(block, op, *r, plan.threads);
+      // Per iteration in the loop (an accumulator combines in every one).
+      bool inLoop = sched.stage[i] == BlockStage::InLoop ||
+                    sched.stage[i] == BlockStage::Accumulate;
       plan.serialSteps += inLoop ? steps * loop : steps;
+      if (r->lanes > 1) {
+        TilePlan t;
+        t.scratchFor = r->op;
+        t.shape = {r->outputs, r->lanes};
+        t.storage = sumType(block.values[op.results[0]].type);
+        t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
+        plan.tiles.push_back(std::move(t));
+      }
+      plan.reductions.push_back(*r);
     }
   }
+
+  // Shared memory with `stages` buffers of every loop-copied tile.
+  auto layout = [&](int64_t stages, bool &dynamic) {
+    std::vector<int64_t> bufferBytes;
+    for (const TilePlan &t : plan.tiles) {
+      bool copied = llvm::any_of(plan.copies, [&](const CopyPlan &c) {
+        return c.inLoop && block.ops[c.op].results[0] == t.value;
+      });
+      bufferBytes.push_back(t.bytes * (copied ? stages : 1));
+    }
+    return sharedLayoutBytes(bufferBytes, target, dynamic);
+  };
+  // Stages: the count whose bytes in flight sustain the most bandwidth on
+  // the busiest SM (Little's law, as the cost model prices it), fewest on a
+  // tie; at least two buffers must fit, else no pipeline.
+  int64_t blocks = block.grid[0] * block.grid[1] * block.grid[2];
+  int64_t perSM = std::max<int64_t>(1, llvm::divideCeil(blocks, target.numSMs));
+  double best = 0;
+  if (anyAsyncInLoop)
+    for (int64_t s = 2; s <= std::min(kMaxPipelineStages, loop); ++s) {
+      bool dynamic = false;
+      int64_t bytes = layout(s, dynamic);
+      if (bytes > target.smemBytesPerBlock)
+        break;
+      double resident = static_cast<double>(std::min(
+          perSM, residentBlocksPerSM(bytes, plan.threads, target)));
+      double bandwidth = std::min(
+          target.smBytesPerSecond,
+          resident * static_cast<double>((s - 1) * plan.loopLoadBytes) /
+              target.dramLatencySeconds);
+      if (bandwidth > best * (1 + 1e-9)) {
+        best = bandwidth;
+        plan.stages = s;
+      }
+    }
+  if (plan.stages > 1) {
+    for (TilePlan &t : plan.tiles)
+      for (CopyPlan &c : plan.copies)
+        if (c.inLoop && block.ops[c.op].results[0] == t.value)
+          t.buffers = plan.stages;
+    // All the loop's copies of an iteration form one group, waited for
+    // `stages - 1` iterations later: one round trip per iteration.
+    for (CopyPlan &c : plan.copies)
+      if (c.inLoop) {
+        c.prefetched = true;
+        c.grouped = true;
+        c.roundTrips = 0;
+      }
+    plan.loopRoundTrips = 1;
+  }
+  plan.sharedBytes = layout(plan.stages, plan.dynamicShared);
 
   double loads = static_cast<double>(plan.loopLoadBytes) * loop +
                  static_cast<double>(plan.onceLoadBytes);

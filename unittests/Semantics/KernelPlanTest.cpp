@@ -43,8 +43,13 @@ TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
   EXPECT_EQ(p.tiles[1].bytes, w);
   EXPECT_EQ(p.tiles[2].storage, ElemType::F32);
   EXPECT_EQ(p.tiles[2].bytes, acc);
+  // X and W are copied in the loop: pipelined, one buffer per stage.
+  EXPECT_GE(p.stages, 2);
+  EXPECT_EQ(p.tiles[0].buffers, p.stages);
+  EXPECT_EQ(p.tiles[1].buffers, p.stages);
+  EXPECT_EQ(p.tiles[2].buffers, 1);
   EXPECT_FALSE(p.dynamicShared);
-  EXPECT_EQ(p.sharedBytes, x + w + acc);
+  EXPECT_EQ(p.sharedBytes, (x + w) * p.stages + acc);
   // The declared dtypes count 4 rows of f16: the plan is what is allocated.
   EXPECT_GT(p.sharedBytes, sharedMemoryBytes(b));
 }
@@ -92,18 +97,40 @@ TEST(KernelPlan, UnlaunchablePlansSayWhichLimit) {
 }
 
 TEST(KernelPlan, CopiesAreGroupedOnlyWhenTheLoweringUnrollsThem) {
-  // W tile 64 x 32 f16 = 256 16-byte copies: 2 per thread, one group.
-  KernelPlan small = planKernel(gemvBlock(16, 1024, 2048, 64, 16), h100());
+  // No loop, so no pipeline. W tile 64 x 32 f16 = 256 16-byte copies: 2 per
+  // thread, one group.
+  KernelPlan small = planKernel(gemvBlock(16, 64, 2048, 64, 1), h100());
   ASSERT_EQ(small.copies.size(), 2u);
+  EXPECT_EQ(small.stages, 1);
   EXPECT_TRUE(small.copies[1].grouped);
   EXPECT_EQ(small.copies[1].roundTrips, 1);
-  // W tile 256 x 512 f16 = 16384 copies: 128 per thread, each waited for.
-  KernelPlan big = planKernel(gemvBlock(16, 4096, 8192, 16, 16), h100());
+  // W tile 256 x 128 f16 = 4096 copies: 32 per thread, each waited for.
+  KernelPlan big = planKernel(gemvBlock(16, 256, 4096, 32, 1), h100());
   EXPECT_FALSE(big.copies[1].grouped);
-  EXPECT_EQ(big.copies[1].copiesPerThread, 128);
-  EXPECT_EQ(big.copies[1].roundTrips, 128);
+  EXPECT_EQ(big.copies[1].copiesPerThread, 32);
+  EXPECT_EQ(big.copies[1].roundTrips, 32);
   // Bytes in flight: the per-copy waits keep ~threads x 16 B outstanding.
-  EXPECT_LT(big.bytesInFlightPerBlock, small.bytesInFlightPerBlock);
+  EXPECT_LT(big.bytesInFlightPerBlock, 2 * 128 * 16);
+  EXPECT_GT(small.bytesInFlightPerBlock, big.bytesInFlightPerBlock);
+}
+
+TEST(KernelPlan, LoopCopiesArePipelined) {
+  // W tile 128 x 256 f16 per iteration (32 copies per thread): the loop's
+  // copies of an iteration are one group, stages - 1 iterations ahead.
+  KernelPlan p = planKernel(gemvBlock(16, 4096, 8192, 32, 32), h100());
+  ASSERT_GE(p.stages, 2);
+  EXPECT_LE(p.stages, kMaxPipelineStages);
+  for (const CopyPlan &c : p.copies) {
+    EXPECT_TRUE(c.prefetched);
+    EXPECT_TRUE(c.grouped);
+  }
+  EXPECT_EQ(p.loopRoundTrips, 1);
+  EXPECT_GE(p.bytesInFlightPerBlock,
+            static_cast<double>((p.stages - 1) * p.loopLoadBytes));
+  EXPECT_TRUE(p.launchable) << p.whyNotLaunchable;
+  // A loop of one stage's worth of iterations or less is not pipelined
+  // deeper than its range.
+  EXPECT_LE(planKernel(gemvBlock(16, 1024, 2048, 64, 2), h100()).stages, 2);
 }
 
 TEST(KernelPlan, LoopInvariantTilesAreLoadedOnce) {
@@ -129,8 +156,7 @@ TEST(KernelPlan, LoopInvariantTilesAreLoadedOnce) {
 }
 
 TEST(KernelPlan, SerialReductionsAreCounted) {
-  // An rms_last accumulator of 8 rows of 4096: the lowering gives each row
-  // to one thread, a chain of 4096 dependent steps per iteration.
+  // An rms_last accumulator of 8 rows of 4096 per iteration.
   UGraph b(Level::Block);
   b.grid = {1, 1, 1};
   b.forloopRange = 2;
@@ -140,7 +166,15 @@ TEST(KernelPlan, SerialReductionsAreCounted) {
   b.markOutput(b.addOutputSaver(acc, {-1, -1, -1}));
   ASSERT_TRUE(b.error.empty()) << b.error;
   KernelPlan p = planKernel(b, h100());
-  EXPECT_EQ(p.serialSteps, 2 * 4096);
+  // 8 rows x 16 lanes fill the 128 threads: each lane folds 4096 / 16
+  // chunks, a row's thread then folds the 16 lanes; twice (two iterations).
+  ASSERT_EQ(p.reductions.size(), 1u);
+  EXPECT_EQ(p.reductions[0].lanes, 16);
+  EXPECT_EQ(p.serialSteps, 2 * (4096 / 16 + 16));
+  const TilePlan *scratch = p.scratchOf(p.reductions[0].op);
+  ASSERT_NE(scratch, nullptr);
+  EXPECT_EQ(scratch->shape, (Shape{8, 16}));
+  EXPECT_EQ(scratch->storage, ElemType::F32);
 }
 
 TEST(KernelPlan, TargetsByChip) {

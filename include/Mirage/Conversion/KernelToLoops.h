@@ -23,6 +23,15 @@
 
 namespace mirage {
 
+/// Attributes of the copies of a pipelined tile in the loop IR (a
+/// vector.transfer_write or memref.store into workgroup memory): the
+/// pipeline's stages S, and the group the copy belongs to (0 .. S-2 before
+/// the for-loop, S-1 in it). The GPU path makes each group one cp.async
+/// commit group and waits with wait_group S-1 in the loop; the CPU path
+/// ignores them (docs/Rationale/LaunchPlan.md, "Pipelines").
+constexpr llvm::StringLiteral kPrefetchStagesAttr = "mirage.prefetch_stages";
+constexpr llvm::StringLiteral kPrefetchGroupAttr = "mirage.prefetch_group";
+
 /// A device buffer of a lowered graph.
 struct LaunchBuffer {
   enum class Role : uint8_t { Input, Output, Temp };

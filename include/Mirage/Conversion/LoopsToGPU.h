@@ -132,9 +132,12 @@ mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
                                                   bool fmaContraction = true);
 
 /// Stage 3: cp.async for 16-byte global->shared copies and XOR swizzling of
-/// shared tiles. Never fails: copies that do not fit stay synchronous.
-void optimizeSharedMemoryCopies(mlir::func::FuncOp kernel, bool asyncCopies,
-                                bool swizzle);
+/// shared tiles; the pipelined copies of the loop IR (kPrefetchStagesAttr)
+/// become one cp.async group per stage with wait_group S-1 in the loop.
+/// Copies that do not fit stay synchronous; fails only on malformed
+/// pipeline marks.
+mlir::LogicalResult optimizeSharedMemoryCopies(mlir::func::FuncOp kernel,
+                                               bool asyncCopies, bool swizzle);
 
 /// Stage 3b: for-loops whose shared tiles are all filled by cp.async keep
 /// `depth - 1` tile loads in flight (multi-buffered tiles, peeled epilogue).

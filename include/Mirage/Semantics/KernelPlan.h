@@ -27,10 +27,10 @@ constexpr int64_t kPlanThreadsPerBlock = 128;
 /// unrolled into one cp.async commit group; beyond it every copy is waited
 /// for on its own (the unrolled code would grow more than grouping saves).
 constexpr int64_t kMaxGroupedCopiesPerThread = 16;
-/// Pipeline stages of a for-loop's copies. One: the lowering's cp.async
-/// pipeline does not apply to the loops it emits yet (issue 20), so the plan
-/// says what is emitted — a wait for every iteration's copies.
-constexpr int64_t kPlanPipelineStages = 1;
+/// Most threads that reduce one output together (one warp).
+constexpr int64_t kMaxReductionLanes = 32;
+/// The most pipeline stages (buffers of a loop-copied tile) a plan uses.
+constexpr int64_t kMaxPipelineStages = 4;
 /// Alignment of each static shared buffer (cp.async and ldmatrix rows).
 constexpr int64_t kStaticSharedAlign = 16;
 /// Alignment of each buffer in dynamic shared memory (one swizzle period).
@@ -47,9 +47,21 @@ struct MatmulPlan {
   int64_t paddedRows = 0;
 };
 
-/// A block value held in shared memory.
+/// A row reduction (reduce, rms_norm, a last-dim accumulator's combine) run
+/// by `lanes` threads per output: each lane folds the chunks congruent to it
+/// into a scratch tile [outputs, lanes] (f32), then one thread per output
+/// folds the lanes in order (ElementwisePhases.cpp, AccumPhases.cpp).
+struct ReductionPlan {
+  int32_t op = -1;
+  int64_t outputs = 0;   // reduced results (rows)
+  int64_t chunks = 0;    // elements folded into each
+  int64_t lanes = 1;     // threads per output (a power of two, <= 32)
+};
+
+/// A block value held in shared memory, or a reduction's scratch tile.
 struct TilePlan {
-  int32_t value = -1;
+  int32_t value = -1;        // -1 for a scratch tile
+  int32_t scratchFor = -1;   // the op whose reduction lanes it holds
   Shape shape;               // as allocated: rows padded for tensor cores
   ElemType storage = ElemType::F32;
   int64_t bytes = 0;         // one buffer, unaligned
@@ -63,9 +75,12 @@ struct CopyPlan {
   int64_t bytes = 0;         // per fetch
   int64_t vectorBytes = 0;   // bytes per copy (16 for cp.async, else the element)
   int64_t copiesPerThread = 0;
-  /// One commit group and one wait for the whole tile; false: a wait per
-  /// copy (per `kPlanThreadsPerBlock × vectorBytes` bytes).
+  /// One commit group and one wait for the whole tile (or, pipelined, for
+  /// all the loop's tiles of an iteration); false: a wait per copy (per
+  /// `kPlanThreadsPerBlock × vectorBytes` bytes).
   bool grouped = false;
+  /// Copied `stages - 1` iterations ahead (KernelPlan::stages).
+  bool prefetched = false;
   /// Round trips to memory per fetch (1 when grouped).
   int64_t roundTrips = 0;
 };
@@ -76,8 +91,13 @@ struct KernelPlan {
   std::vector<MatmulPlan> matmuls;
   std::vector<TilePlan> tiles;
   std::vector<CopyPlan> copies;
+  std::vector<ReductionPlan> reductions;
   /// Pipeline stages of the for-loop's copies (1: none).
-  int64_t stages = kPlanPipelineStages;
+  /// Buffers of every loop-copied tile: iteration i + stages - 1's tiles
+  /// are copied while iteration i computes (one cp.async group per
+  /// iteration, `cp.async.wait_group stages - 1`). 1: no pipeline (a single
+  /// iteration, or not even two buffers fit).
+  int64_t stages = 1;
   /// Bytes the block loads: per for-loop iteration, and once (loop-invariant
   /// tiles, hoisted before the loop; every tile when there is no loop).
   int64_t loopLoadBytes = 0, onceLoadBytes = 0;
@@ -105,6 +125,9 @@ struct KernelPlan {
   /// The plan of value `v`'s tile, or null when it has none.
   const TilePlan *tileOf(int32_t v) const;
   const MatmulPlan *matmulOf(int32_t op) const;
+  const ReductionPlan *reductionOf(int32_t op) const;
+  /// The scratch tile of reduction op `op`, or null (one lane per output).
+  const TilePlan *scratchOf(int32_t op) const;
 };
 
 struct PlanOptions {

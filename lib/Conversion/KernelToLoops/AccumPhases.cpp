@@ -31,28 +31,7 @@ bool BlockEmitter::emitAccumCombine(const UOp &op) {
   int32_t x = op.operands[0], state = op.results[0];
   const Shape &shape = g.values[state].shape;
   int64_t size = accumReduceSize(op);
-  int64_t chunks = g.values[x].shape.back() / size;
-  threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
-    SmallVector<Value> idx = delinearize(ob, e, shape);
-    Value c;
-    if (!rule.reducesLastDim) {
-      c = load(ob, x, idx);
-    } else {
-      // Σ over the strided chunks of the last dim (of x², for rms_last).
-      auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, chunks),
-                                     index(ob, 1), ValueRange{constF(ob, 0.0)});
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      SmallVector<Value> xi(idx.begin(), idx.end());
-      AffineExpr d0 = getAffineDimExpr(0, ctx()), d1 = getAffineDimExpr(1, ctx());
-      xi.back() = apply(lb, d0 * size + d1, {loop.getInductionVar(), idx.back()});
-      Value v = load(lb, x, xi);
-      if (rule.squaresOperand)
-        v = arith::MulFOp::create(lb, loc, v, v);
-      scf::YieldOp::create(
-          lb, loc,
-          ValueRange{arith::AddFOp::create(lb, loc, loop.getRegionIterArg(0), v)});
-      c = loop.getResult(0);
-    }
+  auto update = [&](OpBuilder &ob, SmallVector<Value> idx, Value c) {
     Value s = load(ob, state, idx);
     Value next;
     switch (rule.combine) {
@@ -69,7 +48,32 @@ bool BlockEmitter::emitAccumCombine(const UOp &op) {
       break;
     }
     store(ob, next, state, idx);
-  });
+  };
+  if (!rule.reducesLastDim) {
+    threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
+      SmallVector<Value> idx = delinearize(ob, e, shape);
+      update(ob, idx, load(ob, x, idx));
+    });
+    return true;
+  }
+  // Σ over the strided chunks of the last dim (of x², for rms_last), as a
+  // row reduction of the plan's lanes.
+  rowReduction(
+      op,
+      [&](OpBuilder &ob, Value out, Value c) {
+        SmallVector<Value> xi = delinearize(ob, out, shape);
+        AffineExpr d0 = getAffineDimExpr(0, ctx()), d1 = getAffineDimExpr(1, ctx());
+        xi.back() = apply(ob, d0 * size + d1, {c, xi.back()});
+        Value v = load(ob, x, xi);
+        return rule.squaresOperand ? (Value)arith::MulFOp::create(ob, loc, v, v)
+                                   : v;
+      },
+      [&](OpBuilder &ob, Value acc, Value v) {
+        return (Value)arith::AddFOp::create(ob, loc, acc, v);
+      },
+      [&](OpBuilder &ob, Value out, Value c) {
+        update(ob, delinearize(ob, out, shape), c);
+      });
   return true;
 }
 

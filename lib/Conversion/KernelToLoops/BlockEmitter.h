@@ -15,6 +15,7 @@
 #ifndef MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_BLOCKEMITTER_H
 #define MIRAGE_LIB_CONVERSION_KERNELTOLOOPS_BLOCKEMITTER_H
 
+#include "Mirage/Conversion/KernelToLoops.h"
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/KernelPlan.h"
@@ -51,6 +52,12 @@ struct BlockEmitter {
   llvm::SmallVector<mlir::Value> mem;
   /// The first error; emission stops at it.
   std::string error;
+  /// Per reduction op with several lanes per output: its scratch tile.
+  llvm::DenseMap<int32_t, mlir::Value> scratch;
+  /// While emitting a pipelined copy: (stages, group). Its copies carry
+  /// them (kPrefetchStagesAttr, kPrefetchGroupAttr) for the GPU stage that
+  /// turns them into one cp.async group per iteration.
+  std::optional<std::pair<int64_t, int64_t>> prefetch;
 
   BlockEmitter(mlir::OpBuilder &b, mlir::Location loc, const UGraph &g,
                const BlockSchedule &sched, const KernelPlan &plan)
@@ -89,6 +96,31 @@ struct BlockEmitter {
   void warpPhase(int64_t n,
                  llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
                      body);
+  /// Row reduction `op` as its plan says (ReductionPlan): `outputs` results,
+  /// each the fold with `combine` of `elem(out, c)` for the chunks c =
+  /// 0..chunks-1, started from chunk 0; `finish(out, folded)` stores it.
+  /// With one lane, one thread per output folds in chunk order; with L
+  /// lanes, lane l folds chunks l, l+L, ... into the op's scratch tile and
+  /// one thread per output folds the lanes in order. `out` is the linear
+  /// output index.
+  void rowReduction(
+      const UOp &op,
+      llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value out,
+                                     mlir::Value chunk)>
+          elem,
+      llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value,
+                                     mlir::Value)>
+          combine,
+      llvm::function_ref<void(mlir::OpBuilder &, mlir::Value out,
+                              mlir::Value folded)>
+          finish);
+  /// The index of `op` in the block's ops.
+  int32_t opIndex(const UOp &op) const {
+    return static_cast<int32_t>(&op - g.ops.data());
+  }
+  /// Buffer `slot` of a pipelined tile's allocation (leading stage dim).
+  mlir::Value stageView(mlir::OpBuilder &ob, mlir::Value buffers,
+                        mlir::Value slot);
   /// The multi-index of linear index `e` in row-major `shape`.
   llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &ob,
                                              mlir::Value e,

@@ -54,9 +54,15 @@ void copyBox(BlockEmitter &em, Value src, ArrayRef<AffineExpr> srcOff,
       si.push_back(em.apply(ob, srcOff[d] + local, dims));
       di.push_back(em.apply(ob, dstOff[d] + local, dims));
     }
+    auto mark = [&](Operation *copy) {
+      if (!em.prefetch)
+        return;
+      copy->setAttr(kPrefetchStagesAttr, ob.getI64IntegerAttr(em.prefetch->first));
+      copy->setAttr(kPrefetchGroupAttr, ob.getI64IntegerAttr(em.prefetch->second));
+    };
     if (vec == 1) {
       Value x = memref::LoadOp::create(ob, em.loc, src, si);
-      memref::StoreOp::create(ob, em.loc, em.convert(ob, x, dstT), dst, di);
+      mark(memref::StoreOp::create(ob, em.loc, em.convert(ob, x, dstT), dst, di));
       return;
     }
     auto srcV = VectorType::get({vec}, srcT);
@@ -69,8 +75,8 @@ void copyBox(BlockEmitter &em, Value src, ArrayRef<AffineExpr> srcOff,
               ? (Value)arith::ExtFOp::create(ob, em.loc, dstV, v)
               : (Value)arith::TruncFOp::create(ob, em.loc, dstV, v);
     }
-    vector::TransferWriteOp::create(ob, em.loc, v, dst, di,
-                                    ArrayRef<bool>{true});
+    mark(vector::TransferWriteOp::create(ob, em.loc, v, dst, di,
+                                         ArrayRef<bool>{true}));
   });
 }
 

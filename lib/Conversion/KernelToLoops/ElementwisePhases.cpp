@@ -2,8 +2,10 @@
 //
 // Element-wise operators, thread graphs, reductions, rms_norm and concat at
 // block level: one thread phase over the result's elements, arithmetic in
-// the compute type, reading operands with the shared broadcasting rule and
-// reducing in the evaluator's order (ascending chunks from the first).
+// the compute type, reading operands with the shared broadcasting rule.
+// Reductions run as the launch plan says (BlockEmitter::rowReduction): one
+// thread per output in the evaluator's order, or lanes per output whose
+// partial folds are folded in lane order.
 //
 //===----------------------------------------------------------------------===//
 #include "BlockEmitter.h"
@@ -60,50 +62,26 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
   return true;
 }
 
-/// Folds `n` values of `x` into `init` with `combine`, reading element
-/// `at(c)` for c = 0..n-1 in order.
-static Value foldRange(BlockEmitter &em, OpBuilder &ob, int64_t n, Value init,
-                       function_ref<Value(OpBuilder &, Value)> at,
-                       function_ref<Value(OpBuilder &, Value, Value)> combine) {
-  auto loop = scf::ForOp::create(ob, em.loc, em.index(ob, 0), em.index(ob, n),
-                                 em.index(ob, 1), ValueRange{init});
-  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-  Value acc = loop.getRegionIterArg(0);
-  Value next = combine(lb, acc, at(lb, loop.getInductionVar()));
-  scf::YieldOp::create(lb, em.loc, next);
-  return loop.getResult(0);
-}
-
 bool BlockEmitter::emitReduce(const UOp &op) {
   int32_t x = op.operands[0];
   const Shape &outShape = g.values[op.results[0]].shape;
   int64_t dim = op.dim, size = op.size;
-  int64_t chunks = g.values[x].shape[dim] / size;
   bool isMax = op.reduceKind() == ReduceKind::max;
-  threadPhase(numElements(outShape), [&](OpBuilder &ob, Value e) {
-    SmallVector<Value> idx = delinearize(ob, e, outShape);
-    auto elemAt = [&](OpBuilder &lb, Value c) {
-      SmallVector<Value> xi(idx.begin(), idx.end());
-      AffineExpr d0 = getAffineDimExpr(0, ctx()), d1 = getAffineDimExpr(1, ctx());
-      xi[dim] = apply(lb, d0 * size + d1, {c, idx[dim]});
-      return load(lb, x, xi);
-    };
-    // The evaluator starts from chunk 0 and folds chunks 1.. into it.
-    Value first = elemAt(ob, index(ob, 0));
-    Value r = first;
-    if (chunks > 1) {
-      auto loop = scf::ForOp::create(ob, loc, index(ob, 1), index(ob, chunks),
-                                     index(ob, 1), ValueRange{first});
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Value v = elemAt(lb, loop.getInductionVar());
-      Value acc = loop.getRegionIterArg(0);
-      Value next = isMax ? (Value)arith::MaximumFOp::create(lb, loc, acc, v)
-                         : (Value)arith::AddFOp::create(lb, loc, acc, v);
-      scf::YieldOp::create(lb, loc, next);
-      r = loop.getResult(0);
-    }
-    store(ob, r, op.results[0], idx);
-  });
+  rowReduction(
+      op,
+      [&](OpBuilder &ob, Value out, Value c) {
+        SmallVector<Value> xi = delinearize(ob, out, outShape);
+        AffineExpr d0 = getAffineDimExpr(0, ctx()), d1 = getAffineDimExpr(1, ctx());
+        xi[dim] = apply(ob, d0 * size + d1, {c, xi[dim]});
+        return load(ob, x, xi);
+      },
+      [&](OpBuilder &ob, Value acc, Value v) {
+        return isMax ? (Value)arith::MaximumFOp::create(ob, loc, acc, v)
+                     : (Value)arith::AddFOp::create(ob, loc, acc, v);
+      },
+      [&](OpBuilder &ob, Value out, Value r) {
+        store(ob, r, op.results[0], delinearize(ob, out, outShape));
+      });
   return true;
 }
 
@@ -113,34 +91,59 @@ bool BlockEmitter::emitRmsNorm(const UOp &op) {
   int64_t n = shape.back();
   Shape rows(shape.begin(), shape.end());
   rows.back() = 1;
-  // One thread per row: Σx² in order, mean, + eps, sqrt; then x / rms [· w].
-  threadPhase(numElements(rows), [&](OpBuilder &ob, Value e) {
-    SmallVector<Value> idx = delinearize(ob, e, rows);
-    auto at = [&](OpBuilder &lb, Value j) {
-      SmallVector<Value> xi(idx.begin(), idx.end());
-      xi.back() = j;
-      return xi;
-    };
-    Value sum = foldRange(
-        *this, ob, n, constF(ob, 0.0),
-        [&](OpBuilder &lb, Value j) { return load(lb, x, at(lb, j)); },
-        [&](OpBuilder &lb, Value acc, Value v) {
-          return (Value)arith::AddFOp::create(
-              lb, loc, acc, arith::MulFOp::create(lb, loc, v, v));
-        });
-    Value mean = arith::DivFOp::create(ob, loc, sum, constF(ob, (double)n));
-    if (op.scalar != 0.0)
-      mean = arith::AddFOp::create(ob, loc, mean, constF(ob, op.scalar));
-    Value rms = math::SqrtOp::create(ob, loc, mean);
-    auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, n),
-                                   index(ob, 1));
-    OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
-    SmallVector<Value> xi = at(lb, loop.getInductionVar());
-    Value y = arith::DivFOp::create(lb, loc, load(lb, x, xi), rms);
+  const ReductionPlan *r = plan.reductionOf(opIndex(op));
+  bool lanes = r && r->lanes > 1;
+  auto rowAt = [&](OpBuilder &ob, Value out, Value j) {
+    SmallVector<Value> xi = delinearize(ob, out, rows);
+    xi.back() = j;
+    return xi;
+  };
+  auto divide = [&](OpBuilder &ob, SmallVector<Value> xi, Value rms) {
+    Value y = arith::DivFOp::create(ob, loc, load(ob, x, xi), rms);
     if (op.operands.size() > 1)
-      y = arith::MulFOp::create(lb, loc, y, load(lb, op.operands[1], xi));
-    store(lb, y, op.results[0], xi);
-  });
+      y = arith::MulFOp::create(ob, loc, y, load(ob, op.operands[1], xi));
+    store(ob, y, op.results[0], xi);
+  };
+  // Σx² per row (lanes of it, as planned), mean, + eps, sqrt; then x / rms
+  // [· w]: by the row's thread with one lane, else by a phase over all
+  // elements reading the rms the row's thread left in lane 0 of the scratch.
+  rowReduction(
+      op,
+      [&](OpBuilder &ob, Value out, Value j) {
+        Value v = load(ob, x, rowAt(ob, out, j));
+        return (Value)arith::MulFOp::create(ob, loc, v, v);
+      },
+      [&](OpBuilder &ob, Value acc, Value v) {
+        return (Value)arith::AddFOp::create(ob, loc, acc, v);
+      },
+      [&](OpBuilder &ob, Value out, Value sum) {
+        Value mean = arith::DivFOp::create(ob, loc, sum, constF(ob, (double)n));
+        if (op.scalar != 0.0)
+          mean = arith::AddFOp::create(ob, loc, mean, constF(ob, op.scalar));
+        Value rms = math::SqrtOp::create(ob, loc, mean);
+        if (lanes) {
+          Value buf = scratch.lookup(opIndex(op));
+          Type t = cast<MemRefType>(buf.getType()).getElementType();
+          memref::StoreOp::create(ob, loc, convert(ob, rms, t), buf,
+                                  ValueRange{out, index(ob, 0)});
+          return;
+        }
+        auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, n),
+                                       index(ob, 1));
+        OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
+        divide(lb, rowAt(lb, out, loop.getInductionVar()), rms);
+      });
+  if (lanes) {
+    Value buf = scratch.lookup(opIndex(op));
+    threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
+      AffineExpr d = getAffineDimExpr(0, ctx());
+      Value out = apply(ob, d.floorDiv(n), e);
+      Value rms = convert(
+          ob, memref::LoadOp::create(ob, loc, buf, ValueRange{out, index(ob, 0)}),
+          computeType());
+      divide(ob, delinearize(ob, e, shape), rms);
+    });
+  }
   return true;
 }
 

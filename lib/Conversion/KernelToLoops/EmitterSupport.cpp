@@ -26,6 +26,73 @@ Value BlockEmitter::apply(OpBuilder &ob, AffineExpr expr, ValueRange operands) {
   return affine::AffineApplyOp::create(ob, loc, map, operands);
 }
 
+void BlockEmitter::rowReduction(
+    const UOp &op, function_ref<Value(OpBuilder &, Value, Value)> elem,
+    function_ref<Value(OpBuilder &, Value, Value)> combine,
+    function_ref<void(OpBuilder &, Value, Value)> finish) {
+  // Every reduction op has a plan (KernelPlan.cpp, reductionShape).
+  const ReductionPlan *r = plan.reductionOf(opIndex(op));
+  assert(r && "a row reduction without its plan");
+  int64_t lanes = r->lanes, outputs = r->outputs, chunks = r->chunks;
+  // Lane l folds chunks l, l + lanes, ... (lane 0 alone: all, in order).
+  auto foldLane = [&](OpBuilder &ob, Value out, Value lane) {
+    Value first = elem(ob, out, lane);
+    int64_t perLane = (chunks + lanes - 1) / lanes;
+    if (perLane <= 1)
+      return first;
+    AffineExpr l = getAffineDimExpr(0, ctx()), j = getAffineDimExpr(1, ctx());
+    auto loop = scf::ForOp::create(ob, loc, index(ob, 1), index(ob, perLane),
+                                   index(ob, 1), ValueRange{first});
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value c = apply(lb, l + j * lanes, {lane, loop.getInductionVar()});
+    Value next = combine(lb, loop.getRegionIterArg(0), elem(lb, out, c));
+    scf::YieldOp::create(lb, loc, next);
+    return (Value)loop.getResult(0);
+  };
+  if (lanes == 1) {
+    threadPhase(outputs, [&](OpBuilder &ob, Value out) {
+      finish(ob, out, foldLane(ob, out, index(ob, 0)));
+    });
+    return;
+  }
+  // The plan's lanes divide the chunks: every lane folds as many.
+  Value buf = scratch.lookup(opIndex(op));
+  Type t = cast<MemRefType>(buf.getType()).getElementType();
+  threadPhase(outputs * lanes, [&](OpBuilder &ob, Value e) {
+    AffineExpr d = getAffineDimExpr(0, ctx());
+    Value out = apply(ob, d.floorDiv(lanes), e);
+    Value lane = apply(ob, d % lanes, e);
+    memref::StoreOp::create(ob, loc, convert(ob, foldLane(ob, out, lane), t),
+                            buf, ValueRange{out, lane});
+  });
+  threadPhase(outputs, [&](OpBuilder &ob, Value out) {
+    auto at = [&](OpBuilder &lb, int64_t l) {
+      return convert(lb,
+                     memref::LoadOp::create(lb, loc, buf,
+                                            ValueRange{out, index(lb, l)}),
+                     computeType());
+    };
+    Value acc = at(ob, 0);
+    for (int64_t l = 1; l < lanes; ++l)
+      acc = combine(ob, acc, at(ob, l));
+    finish(ob, out, acc);
+  });
+}
+
+Value BlockEmitter::stageView(OpBuilder &ob, Value buffers, Value slot) {
+  auto t = cast<MemRefType>(buffers.getType());
+  SmallVector<OpFoldResult> offsets(t.getRank(), ob.getIndexAttr(0));
+  offsets[0] = slot;
+  SmallVector<OpFoldResult> sizes{ob.getIndexAttr(1)};
+  for (int64_t d : t.getShape().drop_front())
+    sizes.push_back(ob.getIndexAttr(d));
+  SmallVector<OpFoldResult> strides(t.getRank(), ob.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      t.getShape().drop_front(), t, offsets, sizes, strides);
+  return memref::SubViewOp::create(ob, loc, cast<MemRefType>(viewType),
+                                   buffers, offsets, sizes, strides);
+}
+
 void BlockEmitter::threadPhase(
     int64_t n, function_ref<void(OpBuilder &, Value)> body) {
   auto mapping = b.getArrayAttr(

@@ -87,11 +87,27 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   for (size_t i = 0; i < block.outputs.size(); ++i)
     em.mem[block.outputs[i]] = entry->getArgument(block.inputs.size() + i);
 
-  // Tiles in workgroup memory, as the plan allocates them.
+  // Tiles in workgroup memory, as the plan allocates them; a pipelined
+  // tile's buffers are one allocation with a leading stage dimension.
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  for (const TilePlan &t : plan.tiles)
-    em.mem[t.value] = memref::AllocOp::create(
-        b, loc, memrefOf(ctx, t.shape, t.storage, wg));
+  llvm::DenseMap<int32_t, Value> stageBuffers;
+  for (const TilePlan &t : plan.tiles) {
+    Shape shape = t.shape;
+    if (t.buffers > 1)
+      shape.insert(shape.begin(), t.buffers);
+    Value a = memref::AllocOp::create(b, loc, memrefOf(ctx, shape, t.storage, wg));
+    if (t.scratchFor >= 0)
+      em.scratch[t.scratchFor] = a;
+    else if (t.buffers > 1)
+      stageBuffers[t.value] = a;
+    else
+      em.mem[t.value] = a;
+  }
+  auto prefetched = [&](size_t i) {
+    return llvm::any_of(plan.copies, [&](const CopyPlan &c) {
+      return c.op == static_cast<int32_t>(i) && c.prefetched;
+    });
+  };
 
   llvm::SmallVector<bool> fusedAccum(block.ops.size(), false);
   for (int32_t into : sched.matmulInto)
@@ -112,6 +128,32 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     if (sched.stage[i] == BlockStage::Iterator && invariant(block.ops[i]))
       ok = em.emitIterator(block.ops[i]);
 
+  // Pipelined copies (the plan's stages > 1): iteration j's tiles go to
+  // buffer j mod S. Before the loop, iterations 0 .. S-2 are copied (one
+  // group each); iteration i copies iteration min(i + S - 1, R - 1) and
+  // then computes on buffer i mod S. The clamp re-copies the last tile in
+  // the final S - 1 iterations, into a buffer no later iteration reads, so
+  // that every iteration commits exactly one group (the GPU stage waits
+  // with wait_group S - 1; docs/Rationale/LaunchPlan.md).
+  const int64_t stages = plan.stages, range = block.forloopRange;
+  auto prefetch = [&](Value iteration, Value slot, int64_t group) {
+    em.prefetch = {stages, group};
+    for (size_t i = 0; i < block.ops.size() && ok; ++i) {
+      if (!prefetched(i))
+        continue;
+      int32_t tile = block.ops[i].results[0];
+      em.mem[tile] = em.stageView(b, stageBuffers.lookup(tile), slot);
+      Value saved = em.iter;
+      em.iter = iteration;
+      ok = em.emitIterator(block.ops[i]);
+      em.iter = saved;
+    }
+    em.prefetch.reset();
+  };
+  if (ok && stages > 1)
+    for (int64_t s = 0; s + 1 < stages; ++s)
+      prefetch(em.index(b, std::min(s, range - 1)), em.index(b, s), s);
+
   // The for-loop (a single iteration needs no loop).
   std::optional<OpBuilder::InsertionGuard> guard;
   if (ok && block.forloopRange > 1) {
@@ -122,11 +164,21 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     b.setInsertionPoint(loop.getBody()->getTerminator());
     em.iter = loop.getInductionVar();
   }
+  if (ok && stages > 1) {
+    AffineExpr i = getAffineDimExpr(0, ctx);
+    Value next = affine::AffineMinOp::create(
+        b, loc, AffineMap::get(1, 0, {i + (stages - 1), getAffineConstantExpr(range - 1, ctx)}, ctx),
+        ValueRange{em.iter});
+    prefetch(next, em.apply(b, (i + (stages - 1)) % stages, em.iter), stages - 1);
+    Value slot = em.apply(b, i % stages, em.iter);
+    for (auto [tile, buffer] : stageBuffers)
+      em.mem[tile] = em.stageView(b, buffer, slot);
+  }
   for (size_t i = 0; i < block.ops.size() && ok; ++i) {
     const UOp &op = block.ops[i];
     switch (sched.stage[i]) {
     case BlockStage::Iterator:
-      ok = invariant(op) || em.emitIterator(op);
+      ok = invariant(op) || prefetched(i) || em.emitIterator(op);
       break;
     case BlockStage::InLoop:
       ok = emitOperator(em, op, sched.matmulInto[i]);

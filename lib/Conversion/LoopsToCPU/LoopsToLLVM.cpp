@@ -39,15 +39,24 @@ void mirage::convertWorkgroupTilesToStack(Operation *root) {
     MemRefType t = MemRefType::get(a.getType().getShape(),
                                    a.getType().getElementType());
     Value stack = memref::AllocaOp::create(b, a.getLoc(), t);
-    // Users see the default memory space now; their result types (views
-    // such as collapse_shape) follow their operand.
+    // Users see the default memory space now; the result types of views
+    // (a pipelined tile's stage subview, collapse_shape, and views of
+    // those) follow their operand.
     a.getResult().replaceAllUsesWith(stack);
     a.erase();
-    for (Operation *user : stack.getUsers())
-      if (auto cs = dyn_cast<memref::CollapseShapeOp>(user))
-        cs.getResult().setType(MemRefType::get(
-            cs.getType().getShape(), cs.getType().getElementType(),
-            cs.getType().getLayout()));
+    SmallVector<Value> worklist{stack};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (!isa<memref::SubViewOp, memref::CollapseShapeOp>(user))
+          continue;
+        Value view = user->getResult(0);
+        auto vt = cast<MemRefType>(view.getType());
+        view.setType(MemRefType::get(vt.getShape(), vt.getElementType(),
+                                     vt.getLayout()));
+        worklist.push_back(view);
+      }
+    }
   }
 }
 

@@ -12,11 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Conversion/KernelToLoops.h"
 #include "Mirage/Semantics/KernelPlan.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,6 +26,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
+
+#include <map>
 
 #include "Simplify.h"
 
@@ -88,6 +92,87 @@ bool isCopy(vector::TransferWriteOp w) {
          !isWorkgroup(r.getBase().getType());
 }
 
+/// The ancestor of `op` (or `op`) that a gpu.barrier follows in its block:
+/// the mapped phase the op belongs to.
+Operation *phaseOf(Operation *op) {
+  for (Operation *a = op; a; a = a->getParentOp())
+    for (Operation *n = a->getNextNode(); n; n = n->getNextNode())
+      if (isa<gpu::BarrierOp>(n))
+        return a;
+  return nullptr;
+}
+
+/// Pipelined copies (kPrefetchStagesAttr, from the loop-level lowering):
+/// each 16-byte copy becomes a cp.async without a wait of its own; each
+/// group of copies (one per prologue stage, one per loop iteration) is
+/// committed once, by every thread, before the barrier that ends its last
+/// phase, and the loop's group waits with wait_group S-1 there — so the
+/// copies of iteration i are complete and visible (after the barrier) while
+/// those of the next S-1 iterations stay in flight.
+LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
+  IRRewriter rewriter(kernel.getContext());
+  SmallVector<Operation *> marked;
+  kernel.walk([&](Operation *op) {
+    if (op->hasAttr(mirage::kPrefetchStagesAttr))
+      marked.push_back(op);
+  });
+  for (Operation *&op : marked) {
+    auto w = dyn_cast<vector::TransferWriteOp>(op);
+    if (!w || !isCopy(w) || w.getVectorType().getRank() != 1 ||
+        w.getVectorType().getNumElements() *
+                w.getVectorType().getElementTypeBitWidth() !=
+            128)
+      continue; // stays a synchronous copy, still in its group
+    auto r = w.getVector().getDefiningOp<vector::TransferReadOp>();
+    rewriter.setInsertionPoint(w);
+    auto cp = nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, w.getLoc(),
+        nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()), w.getBase(),
+        w.getIndices(), r.getBase(), r.getIndices(),
+        rewriter.getIndexAttr(w.getVectorType().getNumElements()),
+        /*srcElements=*/Value(), rewriter.getUnitAttr());
+    cp->setDiscardableAttrs(w->getDiscardableAttrDictionary());
+    rewriter.eraseOp(w);
+    if (r->use_empty())
+      rewriter.eraseOp(r);
+    op = cp;
+  }
+  // group -> (stages, phases of its copies)
+  std::map<int64_t, std::pair<int64_t, SmallVector<Operation *>>> groups;
+  for (Operation *op : marked) {
+    int64_t stages =
+        cast<IntegerAttr>(op->getAttr(mirage::kPrefetchStagesAttr)).getInt();
+    int64_t group =
+        cast<IntegerAttr>(op->getAttr(mirage::kPrefetchGroupAttr)).getInt();
+    Operation *phase = phaseOf(op);
+    if (!phase)
+      return op->emitError("pipelined copy without a barrier after its "
+                           "phase (run the GPU mapping first)");
+    groups[group].first = stages;
+    groups[group].second.push_back(phase);
+  }
+  for (auto &[group, entry] : groups) {
+    auto &[stages, phases] = entry;
+    Operation *last = phases.front();
+    for (Operation *p : phases) {
+      if (p->getBlock() != last->getBlock())
+        return p->emitError("the copies of one pipeline group lie in "
+                            "different blocks");
+      if (last->isBeforeInBlock(p))
+        last = p;
+    }
+    Operation *barrier = last->getNextNode();
+    while (!isa<gpu::BarrierOp>(barrier))
+      barrier = barrier->getNextNode();
+    rewriter.setInsertionPoint(barrier);
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, barrier->getLoc());
+    if (group == stages - 1)
+      NVVM::CpAsyncWaitGroupOp::create(rewriter, barrier->getLoc(),
+                                       static_cast<uint32_t>(stages - 1));
+  }
+  return success();
+}
+
 SmallVector<int64_t> launchBlockDims(func::FuncOp kernel) {
   SmallVector<int64_t> dims{1, 1, 1};
   kernel.walk([&](gpu::LaunchOp launch) {
@@ -105,10 +190,13 @@ void mirage::populateThreadStrideLoopNormalizationPatterns(
   patterns.add<NormalizeThreadStrideLoop>(patterns.getContext(), blockDims);
 }
 
-void mirage::optimizeSharedMemoryCopies(func::FuncOp kernel, bool asyncCopies,
-                                        bool swizzle) {
+LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
+                                                 bool asyncCopies,
+                                                 bool swizzle) {
   MLIRContext *ctx = kernel.getContext();
   if (asyncCopies) {
+    if (failed(lowerPrefetchCopies(kernel)))
+      return failure();
     RewritePatternSet patterns(ctx);
     populateThreadStrideLoopNormalizationPatterns(patterns,
                                                   launchBlockDims(kernel));
@@ -148,4 +236,5 @@ void mirage::optimizeSharedMemoryCopies(func::FuncOp kernel, bool asyncCopies,
                                 << "\n");
     detail::simplify(kernel);
   }
+  return success();
 }

@@ -95,8 +95,9 @@ FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
   if (last == Stage::Mma)
     return result;
   for (func::FuncOp k : funcs) {
-    mirage::optimizeSharedMemoryCopies(k, opts.asyncCopies,
-                                       opts.swizzleSharedMemory);
+    if (failed(mirage::optimizeSharedMemoryCopies(k, opts.asyncCopies,
+                                                  opts.swizzleSharedMemory)))
+      return failure();
     if (opts.asyncCopies &&
         failed(mirage::pipelineSharedMemoryCopies(k, opts.pipelineDepth)))
       return failure();

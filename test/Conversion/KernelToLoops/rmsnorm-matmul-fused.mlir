@@ -3,6 +3,10 @@
 // The paper's fused RMSNorm+MatMul kernel at loop level: one kernel over a
 // 6-block grid, tiles in workgroup memory, accumulators started before the
 // for-loop, iterators and combines in it, the division and the saver after.
+// The loop's tiles are pipelined (the launch plan's stages: 4 for 4
+// iterations): iterations 0-2 are copied before the loop, each iteration
+// copies iteration min(it + 3, 3) into buffer (it + 3) mod 4 and computes on
+// buffer it mod 4.
 // The matmul feeds only `accum sum`, so it adds straight into that
 // accumulator (no product tile); its 4 rows are padded to the MMA's 16 in
 // the X tile and the accumulator state, so it runs as one native 16x8x16
@@ -34,30 +38,44 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: func.func @fused_k0(%[[X:[a-z0-9]+]]: memref<4x64xf16>, %[[W:[a-z0-9]+]]: memref<64x48xf16>, %[[O:[a-z0-9]+]]: memref<4x48xf16>)
 // CHECK-SAME: mirage.block = array<i64: 128, 1, 1>, mirage.grid = array<i64: 6, 1, 1>, mirage.kernel
 // CHECK: scf.forall (%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (6, 1, 1)
-// Tiles: X 4x16 f16 (padded to 16 rows), W 16x8 f16, the two accumulator
-// states in f32 (the matmul's padded to 16 rows), the quotient in f16; no
-// tile for the matmul product.
-// CHECK-DAG: memref.alloc() : memref<16x16xf16, #gpu.address_space<workgroup>>
-// CHECK-DAG: memref.alloc() : memref<16x8xf16, #gpu.address_space<workgroup>>
+// Tiles: X 4x16 f16 (padded to 16 rows) and W 16x8 f16, four buffers each,
+// the two accumulator states in f32 (the matmul's padded to 16 rows), the
+// quotient in f16, and the rms_last combine's lanes (4 rows x 16 lanes, f32);
+// no tile for the matmul product.
+// CHECK-DAG: memref.alloc() : memref<4x16x16xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<4x16x8xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<16x8xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x1xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x8xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.alloc() : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
 // Accumulators start at 0 before the loop.
 // CHECK: scf.forall (%{{.*}}) in (128)
 // CHECK: arith.constant 0.000000e+00 : f32
 // CHECK: } {mapping = [#gpu.thread<x>]}
+// The prologue: three stages of X and W copies, marked for the GPU path.
+// CHECK-COUNT-3: vector.transfer_write {{.*}} {in_bounds = [true], mirage.prefetch_group = {{[0-2]}} : i64, mirage.prefetch_stages = 4 : i64}
 // CHECK: scf.for %[[IT:.*]] = %{{.*}} to %c4
-// The X iterator: 16-byte vectors at column 16·it.
+// CHECK: affine.min #{{.*}}(%[[IT]])
+// The X iterator: 16-byte vectors at column 16·min(it + 3, 3), into the
+// buffer (it + 3) mod 4.
+// CHECK: memref.subview
 // CHECK: vector.transfer_read %[[X]][{{.*}}], %{{.*}} {in_bounds = [true]} : memref<4x64xf16>, vector<8xf16>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true], mirage.prefetch_group = 3 : i64, mirage.prefetch_stages = 4 : i64}
 // The W iterator (8 columns: one 16-byte vector per row).
 // CHECK: vector.transfer_read %[[W]]
 // The product: a warp phase of native contracts into the accumulator state.
 // CHECK: scf.forall (%{{.*}}) in (4)
 // CHECK: vector.contract {{.*}} : vector<16x16xf16>, vector<8x16xf16> into vector<16x8xf32>
 // CHECK: } {mapping = [#gpu.warp<linear_dim_0>]}
-// The rms_last combine squares and sums the row.
+// The rms_last combine squares and sums the row: 16 lanes per row (one
+// chunk each here) write the scratch, then one thread per row folds the
+// lanes into the state.
 // CHECK: arith.mulf
+// CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.forall
+// CHECK-COUNT-16: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK: } {mapping = [#gpu.thread<x>]}
 // CHECK: }
 // After the loop: sqrt(Σx²/64), the division, the saver.
