@@ -90,6 +90,9 @@ static bool isHalf(ElemType t) {
 }
 
 namespace {
+/// DRAM and L2 move memory in sectors of this many bytes.
+constexpr double kSectorBytes = 32;
+
 /// Where a kernel's loads come from and how many it keeps in flight.
 struct LoadProfile {
   double loadBytes = 0;      // all loads through L2 (every block)
@@ -99,18 +102,18 @@ struct LoadProfile {
   double inFlightPerBlock = 0;
   int64_t residentPerSM = 0; // 0: the target's block cap
   double serialSteps = 0;    // per block
+  bool pipelined = false;    // the plan's loop copies run ahead (stages > 1)
 };
 
 struct Estimator {
   const TargetInfo &t;
 
   /// Memory: the largest of DRAM traffic at DRAM bandwidth, all traffic at
-  /// L2 bandwidth, and the busiest SM's traffic at one SM's bandwidth.
-  /// Compute: the FLOPs at the peaks of the instructions the plan uses,
-  /// scaled by the fraction of SM-time the grid keeps busy. The planned
-  /// time (CostModel.md, "Two estimates") also caps the busiest SM's load
-  /// bandwidth at the bytes its resident blocks keep in flight per DRAM
-  /// latency (Little's law) and adds the serial reduction chains.
+  /// L2 bandwidth, and the busiest SM's traffic at the bandwidth its
+  /// resident blocks sustain: one SM's L2 bandwidth, or the bytes they keep
+  /// in flight per DRAM latency (Little's law) if fewer. Compute: the FLOPs
+  /// at the peaks of the instructions the plan uses, scaled by the fraction
+  /// of SM-time the grid keeps busy. Serial reduction chains add to both.
   void finish(KernelCost &k, const LoadProfile &lp) const {
     int64_t blocks = std::max<int64_t>(1, k.blocks);
     k.blocksOnBusiestSM = (blocks + t.numSMs - 1) / t.numSMs;
@@ -128,12 +131,11 @@ struct Estimator {
       loadBandwidth =
           std::min(smBandwidth, k.bytesInFlightPerSM / t.dramLatencySeconds);
     }
-    double busiestBytes = (lp.loadBytes + lp.storeBytes) * share;
-    double busiestPlanned = lp.loadBytes * share / loadBandwidth +
-                            lp.storeBytes * share / smBandwidth;
+    double busiestSM = lp.loadBytes * share / loadBandwidth +
+                       lp.storeBytes * share / smBandwidth;
     double dram = k.dramBytes / (t.dramBytesPerSecond * eff);
     double l2 = k.l2Bytes / (t.l2BytesPerSecond * eff);
-    k.memorySeconds = std::max({dram, l2, busiestBytes / smBandwidth});
+    k.memorySeconds = std::max({dram, l2, busiestSM});
     double tc = t.mma.flopsPerSecond * t.computeEfficiency * k.smFill;
     double cc = t.fp32FlopsPerSecond * t.computeEfficiency * k.smFill;
     k.computeSeconds = k.tensorFlops / tc + (k.flops - k.tensorFlops) / cc;
@@ -143,10 +145,15 @@ struct Estimator {
     k.serialSeconds =
         lp.serialSteps * t.sharedLatencyCycles / t.clockHz * rounds;
     k.launchSeconds = t.launchSeconds;
-    k.seconds = std::max(k.memorySeconds, k.computeSeconds) + k.launchSeconds;
-    k.plannedSeconds =
-        std::max({dram, l2, busiestPlanned, k.computeSeconds}) +
-        k.serialSeconds + k.launchSeconds;
+    // The serial chains run while other loads are in flight when the loop
+    // is pipelined or other blocks share the SM; else they add to the
+    // block's memory round trips.
+    bool overlapped = lp.pipelined || resident > 1;
+    k.seconds = (overlapped ? std::max(k.memorySeconds,
+                                       k.computeSeconds + k.serialSeconds)
+                            : std::max(k.memorySeconds, k.computeSeconds) +
+                                  k.serialSeconds) +
+                k.launchSeconds;
   }
 
   KernelCost predefined(const UGraph &g, const UOp &op,
@@ -188,14 +195,20 @@ struct Estimator {
   }
 
   /// An input iterator's loads: its tile per block and per iteration (once
-  /// per block with fmap φ).
+  /// per block with fmap φ), in whole 32-byte sectors: a tile whose rows
+  /// are narrower than a sector moves the rest of the sector too.
   void addIteratorTraffic(const UGraph &b, const UOp &it, KernelCost &k,
                           LoadProfile &lp) const {
     const UValue &tile = b.values[it.results.front()];
     const UValue &dev = b.values[it.operands.front()];
     double blocks = static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
     double loads = it.fmap >= 0 ? static_cast<double>(b.forloopRange) : 1;
-    double total = bytesOf(tile) * loads * blocks;
+    double row = tile.shape.empty()
+                     ? static_cast<double>(elemTypeBytes(tile.type))
+                     : static_cast<double>(tile.shape.back() *
+                                           elemTypeBytes(tile.type));
+    double sectors = std::ceil(row / kSectorBytes) * kSectorBytes / row;
+    double total = bytesOf(tile) * sectors * loads * blocks;
     double unique = std::min(total, bytesOf(dev));
     k.l2Bytes += total;
     lp.loadBytes += total;
@@ -242,6 +255,7 @@ struct Estimator {
     lp.inFlightPerBlock = plan.bytesInFlightPerBlock;
     lp.residentPerSM = std::max<int64_t>(1, plan.residentBlocksPerSM);
     lp.serialSteps = static_cast<double>(plan.serialSteps);
+    lp.pipelined = plan.stages > 1;
     return k;
   }
 };
@@ -282,7 +296,6 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
     c.blocks += k.blocks;
     c.maxSmemBytes = std::max(c.maxSmemBytes, k.smemBytes);
     c.seconds += k.seconds;
-    c.plannedSeconds += k.plannedSeconds;
     c.fits = c.fits && k.fits;
     c.kernels.push_back(std::move(k));
   }
@@ -291,17 +304,38 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
 
 double mirage::trafficFloorSeconds(const UGraph &block, double savedBytes,
                                    const TargetInfo &target) {
+  // The most any plan with these iterators keeps in flight: its largest
+  // load of one round trip (an iteration's tiles, or the loop-invariant
+  // ones) as many iterations ahead as the deepest pipeline, with as many
+  // blocks resident as the iterator tiles alone allow (other tiles and more
+  // buffers only lower it). So the busiest SM's bandwidth is at least the
+  // plan's, and the floor at most its estimate (CostModel.md).
   Estimator est{target};
   KernelCost k;
   LoadProfile lp;
   k.blocks = block.grid[0] * block.grid[1] * block.grid[2];
-  for (const UOp &bo : block.ops)
-    if (bo.kind == OpKind::InputIterator)
-      est.addIteratorTraffic(block, bo, k, lp);
+  std::vector<int64_t> tileBytes;
+  double loopBytes = 0, onceBytes = 0;
+  for (const UOp &bo : block.ops) {
+    if (bo.kind != OpKind::InputIterator)
+      continue;
+    est.addIteratorTraffic(block, bo, k, lp);
+    double bytes = bytesOf(block.values[bo.results.front()]);
+    tileBytes.push_back(static_cast<int64_t>(bytes));
+    (bo.fmap >= 0 && block.forloopRange > 1 ? loopBytes : onceBytes) += bytes;
+  }
   k.l2Bytes += savedBytes;
   k.dramBytes += savedBytes;
   lp.storeBytes += savedBytes;
-  est.finish(k, lp); // no FLOPs: memory time plus the launch
+  int64_t ahead = std::max<int64_t>(
+      1, std::min(kMaxPipelineStages, block.forloopRange) - 1);
+  lp.inFlightPerBlock =
+      std::max(loopBytes, onceBytes) * static_cast<double>(ahead);
+  bool dynamic = false;
+  lp.residentPerSM = std::max<int64_t>(
+      1, residentBlocksPerSM(sharedLayoutBytes(tileBytes, target, dynamic),
+                             kPlanThreadsPerBlock, target));
+  est.finish(k, lp); // no FLOPs, no serial chains: memory time plus launch
   return k.seconds;
 }
 
@@ -329,9 +363,7 @@ std::string GraphCost::describe() const {
   llvm::raw_string_ostream os(s);
   os << "cost on " << target << ": " << kernels.size() << " kernel"
      << (kernels.size() == 1 ? "" : "s") << ", "
-     << llvm::format("%.2f us", micros())
-     << llvm::format(" (planned %.2f us)", plannedSeconds * 1e6)
-     << (fits ? "" : " (DOES NOT FIT)")
+     << llvm::format("%.2f us", micros()) << (fits ? "" : " (DOES NOT FIT)")
      << "\n";
   for (const KernelCost &k : kernels) {
     os << "  #" << k.opIndex << " " << opKindName(k.kind) << ": " << k.blocks
@@ -348,11 +380,11 @@ std::string GraphCost::describe() const {
     os << ", DRAM "
        << humanBytes(k.dramBytes) << ", L2 " << humanBytes(k.l2Bytes)
        << llvm::format(", %.3g FLOP", k.flops)
-       << llvm::format(": %.2f us (memory %.2f, compute %.2f, launch %.2f; "
-                       "planned %.2f with serial %.2f)",
+       << llvm::format(": %.2f us (memory %.2f, compute %.2f, serial %.2f, "
+                       "launch %.2f)",
                        k.seconds * 1e6, k.memorySeconds * 1e6,
-                       k.computeSeconds * 1e6, k.launchSeconds * 1e6,
-                       k.plannedSeconds * 1e6, k.serialSeconds * 1e6);
+                       k.computeSeconds * 1e6, k.serialSeconds * 1e6,
+                       k.launchSeconds * 1e6);
     if (!k.fits)
       os << " [" << k.note << "]";
     os << "\n";
@@ -415,7 +447,7 @@ std::string mirage::costModelFingerprint(const TargetInfo &target) {
       mix(k.seconds);
       mix(k.memorySeconds);
       mix(k.computeSeconds);
-      mix(k.plannedSeconds);
+      mix(k.serialSeconds);
       mix(static_cast<double>(k.smemBytes));
       mix(k.fits ? 1 : 0);
     }

@@ -319,15 +319,22 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       for (CopyPlan &c : plan.copies)
         if (c.inLoop && block.ops[c.op].results[0] == t.value)
           t.buffers = plan.stages;
-    // All the loop's copies of an iteration form one group, waited for
-    // `stages - 1` iterations later: one round trip per iteration.
-    for (CopyPlan &c : plan.copies)
-      if (c.inLoop) {
-        c.prefetched = true;
+    // The loop's 16-byte copies of an iteration form one cp.async group,
+    // waited for `stages - 1` iterations later: one round trip per
+    // iteration. Narrower copies are prefetched too (the schedule is the
+    // same) but stay synchronous loads: each keeps its round trips.
+    plan.loopRoundTrips = 1;
+    for (CopyPlan &c : plan.copies) {
+      if (!c.inLoop)
+        continue;
+      c.prefetched = true;
+      if (c.vectorBytes == 16) {
         c.grouped = true;
         c.roundTrips = 0;
+      } else {
+        plan.loopRoundTrips += c.roundTrips;
       }
-    plan.loopRoundTrips = 1;
+    }
   }
   plan.sharedBytes = layout(plan.stages, plan.dynamicShared);
 
@@ -335,6 +342,7 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
                  static_cast<double>(plan.onceLoadBytes);
   double trips = static_cast<double>(plan.loopRoundTrips) * loop +
                  static_cast<double>(plan.onceRoundTrips);
+  // Pipelined, the group of an iteration is in flight S - 1 times over.
   plan.bytesInFlightPerBlock =
       trips > 0 ? loads / trips * std::max<int64_t>(1, plan.stages - 1) : 0;
   plan.residentBlocksPerSM =

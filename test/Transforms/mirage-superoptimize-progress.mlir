@@ -5,18 +5,19 @@
 // checked here.)
 // Without the cost bound every round enumerates:
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off threads=2 max-block-ops=2 progress-after=0 cost-bound=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PROGRESS
-// With it, the plain fusion found in round 0 reaches the memory-time floor
-// of its pattern and beats the other patterns' floors: rounds 1 and 2 build
-// no state.
+// With it, the plain fusion found in round 0 (a pipelined GEMV with its
+// SiLU epilogue) reaches the memory-time floor of its pattern and beats the
+// other patterns' floors: round 1 builds no state (round 2 only for the
+// patterns of lower floors, half of those the unbounded search builds).
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off threads=2 max-block-ops=2 progress-after=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOUND
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off threads=2 max-block-ops=2 progress-after=0 progress=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUIET
 
-func.func @rmsnorm_matmul(%x: tensor<8x256xf16>, %w: tensor<256x512xf16>) -> tensor<8x512xf16> {
+func.func @matmul_silu(%x: tensor<8x256xf16>, %w: tensor<256x512xf16>) -> tensor<8x512xf16> {
   %r = mirage_kernel.graph "rms" (%x, %w) : (tensor<8x256xf16>, tensor<256x512xf16>) -> tensor<8x512xf16> {
   ^bb0(%a: tensor<8x256xf16>, %b: tensor<256x512xf16>):
-    %n = mirage_kernel.rms_norm %a : tensor<8x256xf16> -> tensor<8x256xf16>
-    %m = mirage_kernel.matmul %n, %b : tensor<8x256xf16>, tensor<256x512xf16> -> tensor<8x512xf16>
-    mirage_kernel.yield %m : tensor<8x512xf16>
+    %m = mirage_kernel.matmul %a, %b : tensor<8x256xf16>, tensor<256x512xf16> -> tensor<8x512xf16>
+    %n = mirage_kernel.unary silu %m : tensor<8x512xf16>
+    mirage_kernel.yield %n : tensor<8x512xf16>
   }
   return %r : tensor<8x512xf16>
 }
@@ -28,7 +29,7 @@ func.func @rmsnorm_matmul(%x: tensor<8x256xf16>, %w: tensor<256x512xf16>) -> ten
 
 // BOUND: [mirage-search] {{[0-9.]+}}s round 0/2 done states [[STATES:[0-9]+]] pruned
 // BOUND: [mirage-search] {{[0-9.]+}}s round 1/2 done states [[STATES]] pruned
-// BOUND: [mirage-search] {{[0-9.]+}}s round 2/2 done states [[STATES]] pruned
+// BOUND: [mirage-search] {{[0-9.]+}}s round 2/2 done states {{[0-9]+}} pruned
 // BOUND: remark: superoptimized 'rms': 2 kernel(s) -> 1
 
 // QUIET-NOT: [mirage-search]

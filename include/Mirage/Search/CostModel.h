@@ -42,12 +42,7 @@ struct KernelCost {
   double memorySeconds = 0;  // max of the DRAM, L2 and per-SM times
   double computeSeconds = 0;
   double launchSeconds = 0;
-  double seconds = 0;        // max(memory, compute) + launch: the ranking
-  /// The launch plan's latency-bound time: the busiest SM's loads at the
-  /// bandwidth its bytes in flight sustain (Little's law), plus the serial
-  /// reduction chains. Reported (describe, manifests, audit), not ranked
-  /// by yet: CostModel.md, "Two estimates".
-  double plannedSeconds = 0;
+  double seconds = 0;        // max(memory, compute) + serial + launch
   bool fits = true;          // the plan launches on the target
   std::string note;          // why it does not fit, if so
 };
@@ -59,7 +54,6 @@ struct GraphCost {
   int64_t blocks = 0;        // total over kernels
   int64_t maxSmemBytes = 0;  // largest per-block smem of any kernel
   double seconds = 0;
-  double plannedSeconds = 0; // Σ KernelCost::plannedSeconds
   bool fits = true;          // every kernel fits the target
   int64_t numKernels() const { return static_cast<int64_t>(kernels.size()); }
   double micros() const { return seconds * 1e6; }

@@ -156,7 +156,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     }
     for (const KernelLaunch &k : plan->kernels)
       info.estimateSeconds[k.name] =
-          estimateKernel(k.block, k.plan, tgt).plannedSeconds;
+          estimateKernel(k.block, k.plan, tgt).seconds;
     for (int32_t o : g->outputs)
       info.tolerance = std::max(info.tolerance,
                                 loweredCodeTolerance(g->values[o].type));

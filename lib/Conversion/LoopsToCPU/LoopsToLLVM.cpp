@@ -80,7 +80,12 @@ void mirage::buildLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createForallToForLoopPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToSCFPass());
+  // Fully unrolled: the default keeps n-D transfers as loops over a stack
+  // temporary allocated where the transfer is, i.e. in every iteration of
+  // the warp and k loops, which grew the stack by megabytes in a pipelined
+  // attention kernel and overflowed it.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
