@@ -4,18 +4,37 @@
 #
 #   bench/gpu/make_bundle.sh [OUT_DIR=build/gpu-bundle] [CHIP=sm_90]
 #
-# For each workload of bench/workloads/*.mlir, the mirage-kernels-to-ptx
-# pipeline writes G.<chip>.ptx and G.<chip>.manifest.json (and expected
-# outputs) per kernel graph G into OUT_DIR/<workload>/; each manifest is then
-# validated with `mirage-run --dry-run`. The mirage-run sources (with
-# SeededValues.h), run.sh, torch_workloads.py and README.md are copied in, so
-# that on the GPU machine `OUT_DIR/run.sh` is the one command to run.
+# For each workload <w> of bench/workloads/*.mlir, two sets of kernel graphs:
+#
+#  * hand-written, in OUT_DIR/<w>/: the mirage-kernels-to-ptx pipeline on the
+#    workload file writes G.<chip>.ptx and G.<chip>.manifest.json (and
+#    expected outputs) for every kernel graph G of it: the unfused reference
+#    <w>_ref and the paper's best μGraphs (<w>_best, ...);
+#  * searched, in OUT_DIR/<w>/searched/: the reference graph <w>_ref alone
+#    (as bench/search_workloads.sh superoptimizes it) is copied into a module
+#    of its own, and mirage-superoptimize-to-ptx{chip=CHIP cache=off} searches
+#    it and writes the PTX and manifests of the winner (<w>_ref_opt, whose
+#    manifest names "reference": "<w>_ref") and of the reference beside it,
+#    with the search report (search-report.json) and the winner's IR
+#    (searched.mlir). A subdirectory, so the names never meet the
+#    hand-written graphs'.
+#
+# Every manifest is then validated with `mirage-run --dry-run` (which refuses
+# kernels that cannot launch on the chip), and every graph that names a
+# reference is validated again as the pair run.sh runs (`--reference`). The
+# mirage-run sources (with SeededValues.h), run.sh, torch_workloads.py and
+# README.md are copied in, so that on the GPU machine `OUT_DIR/run.sh` is the
+# one command to run.
 #
 # Environment: MIRAGE_OPT (build/bin/mirage-opt), MIRAGE_RUN
 # (build/bin/mirage-run, only for validation), MAX_EXPECTED_BYTES (4 MiB:
 # larger expected files are dropped, with their manifest entries, to keep
-# the bundle small), WORKLOADS (space-separated subset).
-# Exit status 1 when any workload failed; the bundle is written regardless.
+# the bundle small), WORKLOADS (space-separated subset), WORKLOADS_DIR
+# (bench/workloads), SEARCH (1; 0 packs the hand-written graphs only),
+# SEARCH_BUDGET (60: search seconds per workload), SEARCH_OPTIONS (more
+# mirage-superoptimize-to-ptx options, e.g. "threads=2").
+# Exit status 1 when any workload failed (listed at the end as <w> or
+# <w>/searched); the bundle is written regardless.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +44,10 @@ MIRAGE_OPT=${MIRAGE_OPT:-$ROOT/build/bin/mirage-opt}
 MIRAGE_RUN=${MIRAGE_RUN:-$ROOT/build/bin/mirage-run}
 MAX_EXPECTED_BYTES=${MAX_EXPECTED_BYTES:-4194304}
 WORKLOADS=${WORKLOADS:-"rmsnorm_matmul gated_mlp lora gqa qknorm ntrans"}
+WORKLOADS_DIR=${WORKLOADS_DIR:-$ROOT/bench/workloads}
+SEARCH=${SEARCH:-1}
+SEARCH_BUDGET=${SEARCH_BUDGET:-60}
+SEARCH_OPTIONS=${SEARCH_OPTIONS:-}
 MAX_BUNDLE_BYTES=$((64 * 1024 * 1024))
 MARKER=.mirage-gpu-bundle
 
@@ -43,33 +66,57 @@ OUT=$(cd "$OUT" && pwd)
 touch "$OUT/$MARKER"
 
 failed=()
-for w in $WORKLOADS; do
-  src=$ROOT/bench/workloads/$w.mlir
-  dir=$OUT/$w
-  mkdir -p "$dir"
-  log "$w: mirage-kernels-to-ptx{chip=$CHIP}"
-  if ! "$MIRAGE_OPT" "$src" \
-       --pass-pipeline="builtin.module(mirage-kernels-to-ptx{chip=$CHIP output-dir=$dir})" \
-       -o /dev/null >"$dir/mirage-opt.log" 2>&1; then
-    log "$w: mirage-opt failed:"
+
+# Runs mirage-opt with a log in DIR; on failure shows the log and returns 1.
+# Usage: run_opt LABEL DIR ARGS...
+run_opt() {
+  local label=$1 dir=$2
+  shift 2
+  if ! "$MIRAGE_OPT" "$@" >"$dir/mirage-opt.log" 2>&1; then
+    log "$label: mirage-opt failed:"
     sed 's/^/    /' "$dir/mirage-opt.log" | head -n 20 >&2
-    failed+=("$w")
-    continue
+    return 1
   fi
   rm -f "$dir/mirage-opt.log"
+}
 
-  for g in "${w}_best" "${w}_ref"; do
-    if ! ls "$dir/$g".*.manifest.json >/dev/null 2>&1; then
-      log "$w: the pipeline wrote no manifest for $g"
-      failed+=("$w")
-    fi
-  done
+# Prints the module that holds kernel graph NAME of FILE alone: the graph op
+# (up to the brace that closes its region) in a function with the arguments
+# of FILE's function, returning the graph's result.
+extract_graph() { # FILE NAME
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+src, name = sys.argv[1], sys.argv[2]
+text = open(src).read()
+fn = re.search(r'func\.func\s+@[\w.$-]+\s*\(([^)]*)\)', text)
+g = re.search(r'^[ \t]*(%[\w.$-]+)\s*=\s*mirage_kernel\.graph\s+"' + re.escape(name) + r'"\s', text, re.M)
+if not fn or not g:
+    sys.exit("no function or no kernel graph \"%s\" in %s" % (name, src))
+start = text.index("{", g.end())
+depth = 0
+for end in range(start, len(text)):
+    depth += {"{": 1, "}": -1}.get(text[end], 0)
+    if depth == 0:
+        break
+result_type = text[g.start():start].rsplit("->", 1)[1].strip()
+print("// %s of %s, alone (bench/gpu/make_bundle.sh)" % (name, src))
+print("func.func @%s(%s) -> %s {" % (name, fn.group(1), result_type))
+print(text[g.start():end + 1])
+print("  return %s : %s" % (g.group(1), result_type))
+print("}")
+PY
+}
 
-  # Drop expected files above MAX_EXPECTED_BYTES and their manifest entries
-  # (mirage-run refuses a manifest whose expected file is missing).
+# Shrinks and validates every manifest in DIR; a problem fails LABEL.
+# Usage: check_manifests LABEL DIR
+check_manifests() {
+  local label=$1 dir=$2 m ref refm bad=0
   for m in "$dir"/*.manifest.json; do
     [ -e "$m" ] || continue
-    python3 - "$m" "$MAX_EXPECTED_BYTES" <<'PY'
+    # Drop expected files above MAX_EXPECTED_BYTES and their manifest entries
+    # (mirage-run refuses a manifest whose expected file is missing); print
+    # the graph's reference, if it names one.
+    ref=$(python3 - "$m" "$MAX_EXPECTED_BYTES" <<'PY'
 import json, os, sys
 path, limit = sys.argv[1], int(sys.argv[2])
 with open(path) as f:
@@ -89,15 +136,85 @@ if changed:
     with open(path, "w") as f:
         json.dump(m, f, indent=1)
         f.write("\n")
+print(m.get("reference", ""))
 PY
-    if [ -x "$MIRAGE_RUN" ]; then
-      if ! "$MIRAGE_RUN" "$m" --dry-run >/dev/null 2>"$dir/validate.log"; then
-        log "$w: $(basename "$m") is invalid: $(cat "$dir/validate.log")"
+) || { log "$label: $(basename "$m") is not a readable manifest"; bad=1; continue; }
+    [ -x "$MIRAGE_RUN" ] || continue
+    if ! "$MIRAGE_RUN" "$m" --dry-run >/dev/null 2>"$dir/validate.log"; then
+      log "$label: $(basename "$m") is invalid: $(cat "$dir/validate.log")"
+      bad=1
+    elif [ -n "$ref" ]; then
+      # The pair as run.sh runs it: the reference's manifest beside it.
+      refm=$(ls "$dir/$ref".*.manifest.json 2>/dev/null | head -n 1 || true)
+      if [ -z "$refm" ]; then
+        log "$label: $(basename "$m") names reference $ref, which has no manifest in $dir"
+        bad=1
+      elif ! "$MIRAGE_RUN" "$m" --reference "$refm" --dry-run >/dev/null 2>"$dir/validate.log"; then
+        log "$label: $(basename "$m") --reference $(basename "$refm") is invalid: $(cat "$dir/validate.log")"
+        bad=1
+      fi
+    fi
+    rm -f "$dir/validate.log"
+  done
+  [ "$bad" = 0 ] || failed+=("$label")
+}
+
+for w in $WORKLOADS; do
+  src=$WORKLOADS_DIR/$w.mlir
+  dir=$OUT/$w
+  mkdir -p "$dir"
+
+  # Hand-written: every graph of the workload file.
+  log "$w: mirage-kernels-to-ptx{chip=$CHIP}"
+  if run_opt "$w" "$dir" "$src" -o /dev/null \
+       --pass-pipeline="builtin.module(mirage-kernels-to-ptx{chip=$CHIP output-dir=$dir})"; then
+    for g in "${w}_best" "${w}_ref"; do
+      if ! ls "$dir/$g".*.manifest.json >/dev/null 2>&1; then
+        log "$w: the pipeline wrote no manifest for $g"
         failed+=("$w")
       fi
-      rm -f "$dir/validate.log"
-    fi
+    done
+    check_manifests "$w" "$dir"
+  else
+    failed+=("$w")
+  fi
+
+  # Searched: the superoptimizer's winner for the reference graph alone.
+  [ "$SEARCH" = 1 ] || continue
+  sdir=$dir/searched
+  mkdir -p "$sdir"
+  if ! extract_graph "$src" "${w}_ref" >"$sdir/input.mlir" 2>"$sdir/extract.log"; then
+    log "$w/searched: $(cat "$sdir/extract.log")"
+    failed+=("$w/searched")
+    continue
+  fi
+  rm -f "$sdir/extract.log"
+  log "$w/searched: mirage-superoptimize-to-ptx{chip=$CHIP time-budget=$SEARCH_BUDGET} on ${w}_ref"
+  if ! run_opt "$w/searched" "$sdir" "$sdir/input.mlir" -o "$sdir/searched.mlir" \
+       --pass-pipeline="builtin.module(mirage-superoptimize-to-ptx{chip=$CHIP output-dir=$sdir cache=off time-budget=$SEARCH_BUDGET progress=false report=$sdir/search-report.json $SEARCH_OPTIONS})"; then
+    failed+=("$w/searched")
+    continue
+  fi
+  rm -f "$sdir/input.mlir"
+  if ! ls "$sdir/${w}_ref".*.manifest.json >/dev/null 2>&1; then
+    log "$w/searched: the pipeline wrote no manifest for ${w}_ref"
+    failed+=("$w/searched")
+  fi
+  winners=
+  for m in "$sdir"/*.manifest.json; do
+    [ -e "$m" ] || continue
+    case "${m##*/}" in
+      "${w}_ref".*.manifest.json) ;;
+      *) m=${m##*/}; winners="$winners ${m%.*.manifest.json}" ;;
+    esac
   done
+  if [ -z "$winners" ]; then
+    # Not a failure: nothing cheaper than the reference was found.
+    log "$w/searched: the search kept ${w}_ref (no cheaper graph); run.sh shows no searched row"
+  else
+    log "$w/searched: winner${winners}"
+  fi
+  check_manifests "$w/searched" "$sdir"
 done
 [ -x "$MIRAGE_RUN" ] || log "no mirage-run at $MIRAGE_RUN: manifests not validated"
 

@@ -5,17 +5,27 @@
 #
 #   run.sh [BUNDLE_DIR]        (default: the directory this script is in)
 #
-# Builds mirage-run from the bundle's sources, then for each workload: runs
-# the fused graph `<w>_best` with `--reference <w>_ref` (checks the outputs
-# against the unfused graph and the host evaluator's expected values, then
-# times it), times the unfused graph alone, and times PyTorch eager and
-# torch.compile on the same shapes. Prints one markdown table. A workload
-# that fails shows FAILED in its row and the rest still run; the exit status
-# is 1 when any fused workload failed.
+# Builds mirage-run from the bundle's sources, then for each workload <w>
+# runs two fused graphs, each with `--reference` (checks the outputs against
+# the unfused graph and the host evaluator's expected values, then times
+# it): the hand-written `<w>/<w>_best` against `<w>/<w>_ref`, and the
+# superoptimizer's searched winner `<w>/searched/<w>_ref_opt` against the
+# reference written beside it, `<w>/searched/<w>_ref`. It times the unfused
+# graph `<w>_ref` alone, and PyTorch eager and torch.compile on the same
+# shapes. Prints one markdown table, a row per fused graph, labelled
+# hand-written or searched. A graph that fails shows FAILED in its row and
+# the rest still run; the exit status is 1 when any fused graph failed (a
+# workload whose search kept the reference, or a bundle made with SEARCH=0,
+# has no searched graph: its row says so, and that is no failure).
+#
+# DRY_RUN=1 needs no GPU: it builds mirage-run, runs its self-test and runs
+# every mirage-run command above with --dry-run (the manifests, the pairs and
+# whether every kernel can launch on the chip), prints what the table's rows
+# would be, and exits 1 when any dry run failed.
 #
 # Environment: WARMUP (10), ITERS (100), MIRAGE_RUN_FLAGS (extra flags, e.g.
 # --no-flush-l2), TORCH_FLAGS (extra torch_workloads.py flags, e.g.
-# --no-compile), WORKLOADS (space-separated subset), RESULTS_DIR.
+# --no-compile), WORKLOADS (space-separated subset), RESULTS_DIR, DRY_RUN.
 set -euo pipefail
 
 BUNDLE=$(cd "${1:-$(dirname "$0")}" && pwd)
@@ -23,6 +33,7 @@ WARMUP=${WARMUP:-10}
 ITERS=${ITERS:-100}
 WORKLOADS=${WORKLOADS:-"rmsnorm_matmul gated_mlp lora gqa qknorm ntrans"}
 RESULTS=${RESULTS_DIR:-$BUNDLE/results}
+DRY_RUN=${DRY_RUN:-0}
 BUILD=$BUNDLE/.build
 read -r -a RUN_FLAGS <<< "${MIRAGE_RUN_FLAGS:-}"
 read -r -a TORCH_EXTRA <<< "${TORCH_FLAGS:-}"
@@ -48,6 +59,73 @@ if [ "$build_ok" = 0 ]; then
 fi
 "$RUN" --self-test >&2
 
+# The first manifest of graph G in DIR, or nothing.
+manifest() { ls "$1/$2".*.manifest.json 2>/dev/null | head -n 1 || true; }
+
+# The searched winner in DIR (<w>/searched): its one manifest that is not the
+# reference's, or nothing.
+searched_winner() { # DIR W
+  local m
+  for m in "$1"/*.manifest.json; do
+    [ -e "$m" ] || continue
+    case "${m##*/}" in
+      "$2_ref".*.manifest.json) ;;
+      *) echo "$m"; return ;;
+    esac
+  done
+}
+
+# Runs fused graph CAND with --reference REF into results/<w>.<kind>.*.
+fused_run() { # W KIND CAND REF
+  local w=$1 kind=$2 cand=$3 ref=$4 rc=0
+  log "$w: $kind $(basename "$cand") vs $(basename "$ref")"
+  "$RUN" "$cand" --reference "$ref" --json --warmup "$WARMUP" --iters "$ITERS" \
+    ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} >"$RESULTS/$w.$kind.json" 2>"$RESULTS/$w.$kind.log" || rc=$?
+  [ "$rc" = 0 ] || log "$w: $kind run exited $rc: $(grep -m1 -E 'FAILED|mirage-run:' "$RESULTS/$w.$kind.log" || true)"
+}
+
+# --- DRY_RUN=1: every mirage-run command with --dry-run, no GPU. ------------
+if [ "$DRY_RUN" = 1 ]; then
+  bad=0
+  dry() { # W LABEL MANIFEST [REF]
+    local w=$1 label=$2 m=$3 ref=${4:-}
+    if "$RUN" "$m" ${ref:+--reference "$ref"} --dry-run >"$RESULTS/$w.$label.dry.log" 2>&1; then
+      echo "| $w | $label | ${m#"$BUNDLE"/} | ${ref:+${ref#"$BUNDLE"/}} | ok |"
+    else
+      echo "| $w | $label | ${m#"$BUNDLE"/} | ${ref:+${ref#"$BUNDLE"/}} | FAILED: $(grep -m1 'mirage-run:' "$RESULTS/$w.$label.dry.log" || echo "see $RESULTS/$w.$label.dry.log") |"
+      bad=1
+    fi
+  }
+  echo "| workload | row | manifest | reference | dry run |"
+  echo "|---|---|---|---|---|"
+  for w in $WORKLOADS; do
+    dir=$BUNDLE/$w
+    best=$(manifest "$dir" "${w}_best")
+    ref=$(manifest "$dir" "${w}_ref")
+    if [ -z "$best" ] || [ -z "$ref" ]; then
+      echo "| $w | hand-written | missing ${w}_best / ${w}_ref manifest in $dir | | FAILED |"
+      bad=1
+    else
+      dry "$w" hand-written "$best" "$ref"
+      dry "$w" unfused "$ref"
+    fi
+    sdir=$dir/searched
+    win=$(searched_winner "$sdir" "$w")
+    sref=$(manifest "$sdir" "${w}_ref")
+    if [ ! -d "$sdir" ]; then
+      echo "| $w | searched | no $w/searched in the bundle (made with SEARCH=0) | | - |"
+    elif [ -z "$win" ]; then
+      echo "| $w | searched | no winner: the search kept ${w}_ref | | - |"
+    elif [ -z "$sref" ]; then
+      echo "| $w | searched | ${win#"$BUNDLE"/} | missing ${w}_ref manifest in $sdir | FAILED |"
+      bad=1
+    else
+      dry "$w" searched "$win" "$sref"
+    fi
+  done
+  exit "$bad"
+fi
+
 # --- 2. Per workload: fused (+check), unfused, PyTorch. ----------------------
 have_torch=1
 if ! command -v python3 >/dev/null 2>&1; then
@@ -57,33 +135,46 @@ fi
 
 for w in $WORKLOADS; do
   dir=$BUNDLE/$w
-  best=$(ls "$dir"/"${w}"_best.*.manifest.json 2>/dev/null | head -n 1 || true)
-  ref=$(ls "$dir"/"${w}"_ref.*.manifest.json 2>/dev/null | head -n 1 || true)
+  sdir=$dir/searched
+  best=$(manifest "$dir" "${w}_best")
+  ref=$(manifest "$dir" "${w}_ref")
   rm -f "$RESULTS/$w".*
+
+  # The hand-written best, the unfused reference alone, PyTorch.
   if [ -z "$best" ] || [ -z "$ref" ]; then
     log "$w: no ${w}_best / ${w}_ref manifest in $dir"
     echo "missing manifest in $dir" > "$RESULTS/$w.fused.log"
-    continue
-  fi
-  log "$w: fused $(basename "$best") vs $(basename "$ref")"
-  rc=0
-  "$RUN" "$best" --reference "$ref" --json --warmup "$WARMUP" --iters "$ITERS" \
-    ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} >"$RESULTS/$w.fused.json" 2>"$RESULTS/$w.fused.log" || rc=$?
-  [ "$rc" = 0 ] || log "$w: fused run exited $rc: $(grep -m1 -E 'FAILED|mirage-run:' "$RESULTS/$w.fused.log" || true)"
+  else
+    fused_run "$w" fused "$best" "$ref"
 
-  log "$w: unfused $(basename "$ref")"
-  rc=0
-  "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
-    >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
-  [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
-
-  if [ "$have_torch" = 1 ]; then
-    log "$w: PyTorch eager and torch.compile"
+    log "$w: unfused $(basename "$ref")"
     rc=0
-    python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" --warmup "$WARMUP" \
-      --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
-      >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
-    [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
+    "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
+      >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
+    [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
+
+    if [ "$have_torch" = 1 ]; then
+      log "$w: PyTorch eager and torch.compile"
+      rc=0
+      python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" --warmup "$WARMUP" \
+        --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
+        >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
+      [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
+    fi
+  fi
+
+  # The searched winner, against the reference the search wrote beside it.
+  win=$(searched_winner "$sdir" "$w")
+  sref=$(manifest "$sdir" "${w}_ref")
+  if [ ! -d "$sdir" ]; then
+    echo "no $w/searched in the bundle (made with SEARCH=0)" > "$RESULTS/$w.searched.none"
+  elif [ -z "$win" ]; then
+    echo "no winner: the search kept ${w}_ref" > "$RESULTS/$w.searched.none"
+  elif [ -z "$sref" ]; then
+    log "$w: no ${w}_ref manifest in $sdir"
+    echo "missing ${w}_ref manifest in $sdir" > "$RESULTS/$w.searched.log"
+  else
+    fused_run "$w" searched "$win" "$sref"
   fi
 done
 
@@ -116,31 +207,50 @@ def first_error(w, kind):
         pass
     return None
 
+def none_reason(w):
+    """Why a workload has no searched graph (results/<w>.searched.none)."""
+    try:
+        with open(os.path.join(results, w + ".searched.none")) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
 def us(v):
     return "%.1f" % v if isinstance(v, (int, float)) else "n/a"
 
+# One row per fused graph: the hand-written best (results/<w>.fused.*) and
+# the searched winner (results/<w>.searched.*); the unfused and PyTorch
+# columns are the workload's, the same in both rows.
+KINDS = (("fused", "hand-written"), ("searched", "searched"))
 rows, notes, device, copy, failed = [], [], None, None, False
 for w in workloads:
-    fused, unfused, tch = load(w, "fused"), load(w, "unfused"), load(w, "torch")
-    ok = bool(fused and fused.get("ok") and "median_us" in fused)
-    for r in (fused, unfused):  # device and copy bandwidth from any run
-        if r:
-            device = device or r.get("device")
-            copy = copy or r.get("copy_gbps")
+    unfused, tch = load(w, "unfused"), load(w, "torch")
     eager = tch.get("eager_us") if tch else None
     compiled = tch.get("compile_us") if tch else None
-    row = [w,
-           us(fused["median_us"]) if ok else "FAILED",
-           us(unfused.get("median_us")) if unfused and unfused.get("ok") else "FAILED",
-           us(eager) if eager is not None else ("FAILED" if tch else "n/a"),
-           us(compiled) if compiled is not None else ("FAILED" if tch and "compile_error" in tch else "n/a"),
-           "%.0f" % fused["gbps"] if ok else "",
-           "%.1f %%" % fused["copy_pct"] if ok else "",
-           "%.2fx" % (eager / fused["median_us"]) if ok and eager else ""]
-    rows.append(row)
-    failed |= not ok
-    if not ok:
-        notes.append("%s fused: %s" % (w, first_error(w, "fused") or "no result"))
+    common = [us(unfused.get("median_us")) if unfused and unfused.get("ok") else "FAILED",
+              us(eager) if eager is not None else ("FAILED" if tch else "n/a"),
+              us(compiled) if compiled is not None else ("FAILED" if tch and "compile_error" in tch else "n/a")]
+    for kind, label in KINDS:
+        fused = load(w, kind)
+        for r in (fused, unfused):  # device and copy bandwidth from any run
+            if r:
+                device = device or r.get("device")
+                copy = copy or r.get("copy_gbps")
+        graph = (fused or {}).get("graph")
+        name = "%s (%s)" % (label, graph) if graph else label
+        reason = none_reason(w) if kind == "searched" else None
+        if reason:
+            rows.append([w, name, "-"] + common + ["", "", ""])
+            notes.append("%s searched: %s" % (w, reason))
+            continue
+        ok = bool(fused and fused.get("ok") and "median_us" in fused)
+        rows.append([w, name, us(fused["median_us"]) if ok else "FAILED"] + common +
+                    ["%.0f" % fused["gbps"] if ok else "",
+                     "%.1f %%" % fused["copy_pct"] if ok else "",
+                     "%.2fx" % (eager / fused["median_us"]) if ok and eager else ""])
+        failed |= not ok
+        if not ok:
+            notes.append("%s %s: %s" % (w, label, first_error(w, kind) or "no result"))
     if not (unfused and unfused.get("ok")):
         notes.append("%s unfused: %s" % (w, first_error(w, "unfused") or "no result"))
     if tch and "error" in tch:
@@ -150,7 +260,7 @@ for w in workloads:
     if tch and "compile_error" in tch:
         notes.append("%s torch.compile: %s" % (w, tch["compile_error"]))
 
-header = ["workload", "fused µs", "unfused µs", "torch eager µs", "torch.compile µs",
+header = ["workload", "fused graph", "fused µs", "unfused µs", "torch eager µs", "torch.compile µs",
           "fused GB/s", "% of copy BW", "fused vs eager"]
 print()
 print("device: %s; copy bandwidth %s GB/s (cuMemcpyDtoD, read+write)" %
@@ -164,6 +274,6 @@ if notes:
     print()
     for n in notes:
         print("* " + n)
-# Nonzero when a fused workload failed (its check, or no result at all).
+# Nonzero when a fused graph failed (its check, or no result at all).
 sys.exit(1 if failed else 0)
 PY

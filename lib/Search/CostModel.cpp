@@ -102,7 +102,6 @@ struct LoadProfile {
   double inFlightPerBlock = 0;
   int64_t residentPerSM = 0; // 0: the target's block cap
   double serialSteps = 0;    // per block
-  bool pipelined = false;    // the plan's loop copies run ahead (stages > 1)
 };
 
 struct Estimator {
@@ -145,15 +144,10 @@ struct Estimator {
     k.serialSeconds =
         lp.serialSteps * t.sharedLatencyCycles / t.clockHz * rounds;
     k.launchSeconds = t.launchSeconds;
-    // The serial chains run while other loads are in flight when the loop
-    // is pipelined or other blocks share the SM; else they add to the
-    // block's memory round trips.
-    bool overlapped = lp.pipelined || resident > 1;
-    k.seconds = (overlapped ? std::max(k.memorySeconds,
-                                       k.computeSeconds + k.serialSeconds)
-                            : std::max(k.memorySeconds, k.computeSeconds) +
-                                  k.serialSeconds) +
-                k.launchSeconds;
+    // The serial chains are reported, not ranked: see CostModel.md,
+    // "Serial chains" (no traffic floor can see them, and with them in the
+    // estimate branch and bound stopped bounding any reduction workload).
+    k.seconds = std::max(k.memorySeconds, k.computeSeconds) + k.launchSeconds;
   }
 
   KernelCost predefined(const UGraph &g, const UOp &op,
@@ -255,7 +249,6 @@ struct Estimator {
     lp.inFlightPerBlock = plan.bytesInFlightPerBlock;
     lp.residentPerSM = std::max<int64_t>(1, plan.residentBlocksPerSM);
     lp.serialSteps = static_cast<double>(plan.serialSteps);
-    lp.pipelined = plan.stages > 1;
     return k;
   }
 };

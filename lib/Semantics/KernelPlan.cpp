@@ -138,10 +138,11 @@ CopyPlan planCopy(const UGraph &g, const BlockSchedule &sched, int32_t opIndex,
   c.bytes = numElements(shape) * elemTypeBytes(src);
   c.vectorBytes = vec * elemBytes;
   c.copiesPerThread = llvm::divideCeil(n, threads);
-  bool async = vec > 1 && src == dst;
-  c.grouped = async && (n <= threads || (n % threads == 0 &&
-                                         n / threads <= kMaxGroupedCopiesPerThread));
-  c.roundTrips = c.grouped ? 1 : c.copiesPerThread;
+  // 16-byte copies become cp.async and join their stage's one commit group
+  // (KernelEmitter marks every iterator copy); narrower ones stay
+  // synchronous loads, a round trip per copy.
+  c.grouped = vec > 1 && src == dst;
+  c.roundTrips = c.grouped ? 0 : c.copiesPerThread;
   return c;
 }
 
@@ -248,14 +249,14 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     plan.tiles.push_back(std::move(t));
   }
 
-  bool anyAsyncInLoop = false;
+  bool anyAsyncInLoop = false, anyAsyncOnce = false;
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const UOp &op = block.ops[i];
     if (op.kind == OpKind::InputIterator) {
       CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i), plan.threads);
       (c.inLoop ? plan.loopLoadBytes : plan.onceLoadBytes) += c.bytes;
       (c.inLoop ? plan.loopRoundTrips : plan.onceRoundTrips) += c.roundTrips;
-      anyAsyncInLoop |= c.inLoop && c.vectorBytes == 16;
+      (c.inLoop ? anyAsyncInLoop : anyAsyncOnce) |= c.grouped;
       plan.copies.push_back(c);
     } else if (op.kind == OpKind::OutputSaver) {
       const UValue &out = block.values[op.results[0]];
@@ -279,6 +280,10 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       plan.reductions.push_back(*r);
     }
   }
+
+  // The grouped copies of a stage take one round trip together.
+  plan.loopRoundTrips += anyAsyncInLoop ? 1 : 0;
+  plan.onceRoundTrips += anyAsyncOnce ? 1 : 0;
 
   // Shared memory with `stages` buffers of every loop-copied tile.
   auto layout = [&](int64_t stages, bool &dynamic) {
@@ -320,21 +325,11 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
         if (c.inLoop && block.ops[c.op].results[0] == t.value)
           t.buffers = plan.stages;
     // The loop's 16-byte copies of an iteration form one cp.async group,
-    // waited for `stages - 1` iterations later: one round trip per
-    // iteration. Narrower copies are prefetched too (the schedule is the
-    // same) but stay synchronous loads: each keeps its round trips.
-    plan.loopRoundTrips = 1;
-    for (CopyPlan &c : plan.copies) {
-      if (!c.inLoop)
-        continue;
-      c.prefetched = true;
-      if (c.vectorBytes == 16) {
-        c.grouped = true;
-        c.roundTrips = 0;
-      } else {
-        plan.loopRoundTrips += c.roundTrips;
-      }
-    }
+    // waited for `stages - 1` iterations later. Narrower copies are
+    // prefetched too (the schedule is the same) but stay synchronous loads:
+    // each keeps its round trips.
+    for (CopyPlan &c : plan.copies)
+      c.prefetched |= c.inLoop;
   }
   plan.sharedBytes = layout(plan.stages, plan.dynamicShared);
 

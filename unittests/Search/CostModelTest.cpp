@@ -145,23 +145,22 @@ TEST(CostModel, WorkloadBestGraphsLaunchAndMoveLess) {
   EXPECT_EQ(pairs, 7); // six workloads, LoRA with two candidates
 }
 
-TEST(CostModel, UnderfilledGridsWithPerCopyWaitsAreLatencyBound) {
-  // No loop (no pipeline), 32 blocks of 256 x 128 W tiles: each thread waits
-  // for every one of its 32 copies.
-  UGraph starved = fusedMatmul(4, 256, 4096, 32, 1);
-  GraphCost c = estimateCost(starved, "h100");
+TEST(CostModel, SynchronousCopiesAreLatencyBound) {
+  // W in 4-column slices over 1024 blocks: 8-byte rows cannot be 16-byte
+  // cp.async copies, so each thread loads its 8 elements one round trip at
+  // a time; Little's law leaves a few KB in flight per SM.
+  UGraph narrow = fusedMatmul(4, 256, 4096, 1024, 1);
+  GraphCost c = estimateCost(narrow, "h100");
   TargetInfo h100 = *lookupTarget("h100");
   const KernelCost &k = c.kernels[0];
-  double bytesOverBandwidth = k.dramBytes / h100.dramBytesPerSecond;
-  // Little's law: a few KB in flight per SM, far from bytes / bandwidth.
-  EXPECT_LT(k.bytesInFlightPerSM, 16e3);
-  EXPECT_GT(k.seconds - k.launchSeconds, 10 * bytesOverBandwidth)
+  EXPECT_LT(k.bytesInFlightPerSM, 16e3) << c.describe();
+  EXPECT_GT(k.seconds - k.launchSeconds,
+            10 * k.dramBytes / h100.dramBytesPerSecond)
       << c.describe();
-  // The same work over 256 blocks (4 grouped copies per thread) is several
-  // times faster.
-  GraphCost filled = estimateCost(fusedMatmul(4, 256, 4096, 256, 1), "h100");
-  EXPECT_LT(filled.kernels[0].seconds * 4, k.seconds)
-      << filled.describe();
+  // The same work in 16-column slices (one cp.async group per block) is
+  // several times faster.
+  GraphCost wide = estimateCost(fusedMatmul(4, 256, 4096, 256, 1), "h100");
+  EXPECT_LT(wide.kernels[0].seconds * 4, k.seconds) << wide.describe();
 }
 
 TEST(CostModel, PipelinedLoopsApproachBandwidth) {

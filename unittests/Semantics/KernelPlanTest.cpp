@@ -96,22 +96,26 @@ TEST(KernelPlan, UnlaunchablePlansSayWhichLimit) {
   EXPECT_EQ(p.residentBlocksPerSM, 0);
 }
 
-TEST(KernelPlan, CopiesAreGroupedOnlyWhenTheLoweringUnrollsThem) {
-  // No loop, so no pipeline. W tile 64 x 32 f16 = 256 16-byte copies: 2 per
-  // thread, one group.
-  KernelPlan small = planKernel(gemvBlock(16, 64, 2048, 64, 1), h100());
-  ASSERT_EQ(small.copies.size(), 2u);
-  EXPECT_EQ(small.stages, 1);
-  EXPECT_TRUE(small.copies[1].grouped);
-  EXPECT_EQ(small.copies[1].roundTrips, 1);
-  // W tile 256 x 128 f16 = 4096 copies: 32 per thread, each waited for.
-  KernelPlan big = planKernel(gemvBlock(16, 256, 4096, 32, 1), h100());
-  EXPECT_FALSE(big.copies[1].grouped);
-  EXPECT_EQ(big.copies[1].copiesPerThread, 32);
-  EXPECT_EQ(big.copies[1].roundTrips, 32);
-  // Bytes in flight: the per-copy waits keep ~threads x 16 B outstanding.
-  EXPECT_LT(big.bytesInFlightPerBlock, 2 * 128 * 16);
-  EXPECT_GT(small.bytesInFlightPerBlock, big.bytesInFlightPerBlock);
+TEST(KernelPlan, SixteenByteCopiesShareTheirStagesRoundTrip) {
+  // No loop, so no pipeline. X and W tiles in 16-byte copies, however many
+  // per thread (32 here): one cp.async group, one round trip for both.
+  KernelPlan wide = planKernel(gemvBlock(16, 256, 4096, 32, 1), h100());
+  ASSERT_EQ(wide.copies.size(), 2u);
+  EXPECT_EQ(wide.stages, 1);
+  EXPECT_TRUE(wide.copies[1].grouped);
+  EXPECT_EQ(wide.copies[1].copiesPerThread, 32);
+  EXPECT_EQ(wide.copies[1].roundTrips, 0);
+  EXPECT_EQ(wide.onceRoundTrips, 1);
+  EXPECT_DOUBLE_EQ(wide.bytesInFlightPerBlock,
+                   static_cast<double>(wide.onceLoadBytes));
+  // W in 4-column slices (8 bytes a row): synchronous copies of single
+  // elements, a round trip per copy (2 per thread) besides X's group.
+  KernelPlan narrow = planKernel(gemvBlock(16, 64, 256, 64, 1), h100());
+  EXPECT_FALSE(narrow.copies[1].grouped);
+  EXPECT_EQ(narrow.copies[1].vectorBytes, 2);
+  EXPECT_EQ(narrow.copies[1].roundTrips, 2);
+  EXPECT_EQ(narrow.onceRoundTrips, 3);
+  EXPECT_LT(narrow.bytesInFlightPerBlock, wide.bytesInFlightPerBlock);
 }
 
 TEST(KernelPlan, LoopCopiesArePipelined) {

@@ -38,11 +38,12 @@ struct KernelCost {
   double smFill = 0;         // fraction of SM-time the grid keeps busy:
                              // blocks / (SMs × blocksOnBusiestSM)
   double bytesInFlightPerSM = 0; // the busiest SM's, by the plan
-  double serialSeconds = 0;  // serial reduction chains (custom kernels)
+  double serialSeconds = 0;  // serial reduction chains (custom kernels):
+                             // reported, not in `seconds` (CostModel.md)
   double memorySeconds = 0;  // max of the DRAM, L2 and per-SM times
   double computeSeconds = 0;
   double launchSeconds = 0;
-  double seconds = 0;        // max(memory, compute) + serial + launch
+  double seconds = 0;        // max(memory, compute) + launch
   bool fits = true;          // the plan launches on the target
   std::string note;          // why it does not fit, if so
 };

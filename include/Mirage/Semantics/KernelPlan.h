@@ -23,9 +23,10 @@ namespace mirage {
 
 /// Threads of every generated block (four warps).
 constexpr int64_t kPlanThreadsPerBlock = 128;
-/// A copy phase whose threads each make at most this many 16-byte copies is
-/// unrolled into one cp.async commit group; beyond it every copy is waited
-/// for on its own (the unrolled code would grow more than grouping saves).
+/// For global->shared copies the loop IR does not group itself (the GPU
+/// stage's fallback): a copy phase whose threads each make at most this many
+/// 16-byte copies is unrolled into one cp.async commit group; beyond it
+/// every copy is waited for on its own.
 constexpr int64_t kMaxGroupedCopiesPerThread = 16;
 /// Most threads that reduce one output together (one warp).
 constexpr int64_t kMaxReductionLanes = 32;
@@ -75,13 +76,14 @@ struct CopyPlan {
   int64_t bytes = 0;         // per fetch
   int64_t vectorBytes = 0;   // bytes per copy (16 for cp.async, else the element)
   int64_t copiesPerThread = 0;
-  /// One commit group and one wait for the whole tile (or, pipelined, for
-  /// all the loop's tiles of an iteration); false: a wait per copy (per
-  /// `kPlanThreadsPerBlock × vectorBytes` bytes).
+  /// A 16-byte cp.async in its stage's one commit group (all the tiles a
+  /// stage loads: the loop-invariant ones, or an iteration's); false: a
+  /// synchronous copy of narrower elements, a round trip per copy.
   bool grouped = false;
   /// Copied `stages - 1` iterations ahead (KernelPlan::stages).
   bool prefetched = false;
-  /// Round trips to memory per fetch (1 when grouped).
+  /// Round trips to memory of its own per fetch (0 when grouped: the
+  /// stage's group takes one for all its tiles).
   int64_t roundTrips = 0;
 };
 

@@ -125,8 +125,12 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     return op.kind == OpKind::InputIterator && op.fmap < 0;
   };
   for (size_t i = 0; i < block.ops.size() && ok; ++i)
-    if (sched.stage[i] == BlockStage::Iterator && invariant(block.ops[i]))
+    if (sched.stage[i] == BlockStage::Iterator && invariant(block.ops[i])) {
+      // One group for all of them (a single round trip).
+      em.prefetch = {1, 0};
       ok = em.emitIterator(block.ops[i]);
+      em.prefetch.reset();
+    }
 
   // Pipelined copies (the plan's stages > 1): iteration j's tiles go to
   // buffer j mod S. Before the loop, iterations 0 .. S-2 are copied (one
@@ -178,7 +182,12 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     const UOp &op = block.ops[i];
     switch (sched.stage[i]) {
     case BlockStage::Iterator:
-      ok = invariant(op) || prefetched(i) || em.emitIterator(op);
+      if (invariant(op) || prefetched(i))
+        break;
+      // Unpipelined loop copies: one group per iteration.
+      em.prefetch = {1, 0};
+      ok = em.emitIterator(op);
+      em.prefetch.reset();
       break;
     case BlockStage::InLoop:
       ok = emitOperator(em, op, sched.matmulInto[i]);

@@ -102,13 +102,14 @@ Operation *phaseOf(Operation *op) {
   return nullptr;
 }
 
-/// Pipelined copies (kPrefetchStagesAttr, from the loop-level lowering):
+/// Grouped copies (kPrefetchStagesAttr, from the loop-level lowering):
 /// each 16-byte copy becomes a cp.async without a wait of its own; each
-/// group of copies (one per prologue stage, one per loop iteration) is
-/// committed once, by every thread, before the barrier that ends its last
-/// phase, and the loop's group waits with wait_group S-1 there — so the
-/// copies of iteration i are complete and visible (after the barrier) while
-/// those of the next S-1 iterations stay in flight.
+/// group of copies (one per prologue stage, one per loop iteration, or the
+/// tiles a stage of S = 1 loads together) is committed once, by every
+/// thread, before the barrier that ends its last phase, and group S-1 waits
+/// with wait_group S-1 there — so the copies of iteration i are complete
+/// and visible (after the barrier) while those of the next S-1 iterations
+/// stay in flight (S = 1: all of them complete, one round trip).
 LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
   IRRewriter rewriter(kernel.getContext());
   SmallVector<Operation *> marked;
@@ -137,8 +138,10 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
       rewriter.eraseOp(r);
     op = cp;
   }
-  // group -> (stages, phases of its copies)
-  std::map<int64_t, std::pair<int64_t, SmallVector<Operation *>>> groups;
+  // (block, group) -> (stages, phases of its copies)
+  std::map<std::pair<Block *, int64_t>,
+           std::pair<int64_t, SmallVector<Operation *>>>
+      groups;
   for (Operation *op : marked) {
     int64_t stages =
         cast<IntegerAttr>(op->getAttr(mirage::kPrefetchStagesAttr)).getInt();
@@ -148,19 +151,17 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     if (!phase)
       return op->emitError("pipelined copy without a barrier after its "
                            "phase (run the GPU mapping first)");
-    groups[group].first = stages;
-    groups[group].second.push_back(phase);
+    auto &entry = groups[{phase->getBlock(), group}];
+    entry.first = stages;
+    entry.second.push_back(phase);
   }
-  for (auto &[group, entry] : groups) {
+  for (auto &[key, entry] : groups) {
+    int64_t group = key.second;
     auto &[stages, phases] = entry;
     Operation *last = phases.front();
-    for (Operation *p : phases) {
-      if (p->getBlock() != last->getBlock())
-        return p->emitError("the copies of one pipeline group lie in "
-                            "different blocks");
+    for (Operation *p : phases)
       if (last->isBeforeInBlock(p))
         last = p;
-    }
     Operation *barrier = last->getNextNode();
     while (!isa<gpu::BarrierOp>(barrier))
       barrier = barrier->getNextNode();
