@@ -102,6 +102,9 @@ struct LoadProfile {
   double inFlightPerBlock = 0;
   int64_t residentPerSM = 0; // 0: the target's block cap
   double serialSteps = 0;    // per block
+  /// The loop's copies run ahead (the plan's stages > 1), or the kernel
+  /// streams like a library kernel: bytes stay in flight.
+  bool pipelined = true;
 };
 
 struct Estimator {
@@ -127,8 +130,14 @@ struct Estimator {
     double loadBandwidth = smBandwidth;
     if (lp.inFlightPerBlock > 0) {
       k.bytesInFlightPerSM = lp.inFlightPerBlock * static_cast<double>(resident);
-      loadBandwidth =
-          std::min(smBandwidth, k.bytesInFlightPerSM / t.dramLatencySeconds);
+      // Pipelined, the bytes stay in flight; unpipelined, each round trip
+      // of a block is a latency and its transfer, then nothing in flight
+      // while the block computes and waits at the barrier.
+      double roundTrip = lp.pipelined
+                             ? t.dramLatencySeconds
+                             : t.dramLatencySeconds +
+                                   lp.inFlightPerBlock / smBandwidth;
+      loadBandwidth = std::min(smBandwidth, k.bytesInFlightPerSM / roundTrip);
     }
     double busiestSM = lp.loadBytes * share / loadBandwidth +
                        lp.storeBytes * share / smBandwidth;
@@ -249,6 +258,7 @@ struct Estimator {
     lp.inFlightPerBlock = plan.bytesInFlightPerBlock;
     lp.residentPerSM = std::max<int64_t>(1, plan.residentBlocksPerSM);
     lp.serialSteps = static_cast<double>(plan.serialSteps);
+    lp.pipelined = plan.stages > 1;
     return k;
   }
 };
