@@ -334,6 +334,9 @@ double mirage::trafficFloorSeconds(const UGraph &block, double savedBytes,
       1, std::min(kMaxPipelineStages, block.forloopRange) - 1);
   lp.inFlightPerBlock =
       std::max(loopBytes, onceBytes) * static_cast<double>(ahead);
+  // Without a loop no plan pipelines: one round trip of latency and
+  // transfer, as the estimate prices it (and no faster for fewer bytes).
+  lp.pipelined = block.forloopRange > 1;
   bool dynamic = false;
   lp.residentPerSM = std::max<int64_t>(
       1, residentBlocksPerSM(sharedLayoutBytes(tileBytes, target, dynamic),
