@@ -1,0 +1,115 @@
+//===- LaunchPlanAgreementTest.cpp - Lowering, plan and cost model agree ---===//
+//
+// The launch plan is stated once (KernelPlan.h); the loop-level lowering
+// emits it and the cost model prices it. For every graph of the six paper
+// workloads (references expanded, hand-written bests), the emitted kernels
+// allocate the plan's tiles, put on tensor cores the matmuls the plan does
+// (and the cost model counts the same), and mark the plan's pipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/KernelToLoops.h"
+#include "Mirage/Search/CostModel.h"
+
+#include "TestGraphs.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <gtest/gtest.h>
+
+using namespace mirage;
+
+namespace {
+std::unique_ptr<mlir::MLIRContext> makeLoopsContext() {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, mlir::scf::SCFDialect,
+                  mlir::memref::MemRefDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::vector::VectorDialect,
+                  mlir::affine::AffineDialect, mlir::gpu::GPUDialect>();
+  auto ctx = std::make_unique<mlir::MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+/// Bytes of the workgroup allocations of kernel function `name` in `m`.
+std::vector<int64_t> workgroupAllocBytes(mlir::ModuleOp m,
+                                         llvm::StringRef name) {
+  std::vector<int64_t> bytes;
+  auto fn = m.lookupSymbol<mlir::func::FuncOp>(name);
+  if (!fn)
+    return bytes;
+  fn.walk([&](mlir::memref::AllocOp a) {
+    if (mlir::gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(a.getType()))
+      bytes.push_back(a.getType().getNumElements() *
+                      a.getType().getElementTypeBitWidth() / 8);
+  });
+  return bytes;
+}
+
+int64_t count(mlir::ModuleOp m, llvm::StringRef name,
+              llvm::function_ref<bool(mlir::Operation *)> pred) {
+  int64_t n = 0;
+  if (auto fn = m.lookupSymbol<mlir::func::FuncOp>(name))
+    fn.walk([&](mlir::Operation *op) { n += pred(op); });
+  return n;
+}
+} // namespace
+
+TEST(LaunchPlanAgreement, LoweringAndCostModelFollowThePlan) {
+  auto ctx = test::makeMirageContext();
+  auto loops = makeLoopsContext();
+  TargetInfo h100 = *lookupTarget("h100");
+  int kernels = 0;
+  for (const char *name : {"rmsnorm_matmul", "gated_mlp", "lora", "gqa",
+                           "qknorm", "ntrans"}) {
+    std::string path = test::sourceFile("test/Workloads", name);
+    auto module = test::parseMlirFile(path, *ctx);
+    ASSERT_TRUE(module) << path;
+    std::vector<test::GraphPair> pairs;
+    ASSERT_TRUE(test::importReferencePairs(*module, pairs)) << path;
+    for (const test::GraphPair &p : pairs) {
+      mlir::OwningOpRef<mlir::ModuleOp> into =
+          mlir::ModuleOp::create(mlir::UnknownLoc::get(loops.get()));
+      std::string error;
+      std::optional<LaunchPlan> plan = lowerGraphToLoops(
+          p.cand, "g", *into, into->getLoc(), LoopLoweringOptions(), error);
+      ASSERT_TRUE(plan) << p.name << ": " << error;
+      GraphCost cost = estimateCost(p.cand, h100);
+      ASSERT_EQ(cost.kernels.size(), plan->kernels.size()) << p.name;
+      for (size_t k = 0; k < plan->kernels.size(); ++k) {
+        const KernelLaunch &launch = plan->kernels[k];
+        const KernelPlan &kp = launch.plan;
+        // Tiles: one allocation per planned tile, of the planned bytes.
+        std::vector<int64_t> allocated =
+            workgroupAllocBytes(*into, launch.name);
+        ASSERT_EQ(allocated.size(), kp.tiles.size()) << launch.name;
+        for (size_t t = 0; t < kp.tiles.size(); ++t)
+          EXPECT_EQ(allocated[t], kp.tiles[t].bytes * kp.tiles[t].buffers)
+              << launch.name << " tile " << t;
+        // Tensor cores: the emitted contractions and the cost model's count.
+        int64_t contracts = count(*into, launch.name, [](mlir::Operation *op) {
+          return mlir::isa<mlir::vector::ContractionOp>(op);
+        });
+        EXPECT_EQ(contracts > 0, kp.tensorCoreMatmuls() > 0) << launch.name;
+        EXPECT_EQ(cost.kernels[k].tensorCoreMatmuls, kp.tensorCoreMatmuls())
+            << launch.name;
+        EXPECT_EQ(cost.kernels[k].smemBytes, kp.sharedBytes) << launch.name;
+        // Pipeline: the copies carry the plan's stages.
+        int64_t marked = count(*into, launch.name, [&](mlir::Operation *op) {
+          auto s = op->getAttrOfType<mlir::IntegerAttr>(kPrefetchStagesAttr);
+          return s && s.getInt() == kp.stages && kp.stages > 1;
+        });
+        EXPECT_EQ(marked > 0, kp.stages > 1) << launch.name;
+        ++kernels;
+      }
+    }
+  }
+  EXPECT_GE(kernels, 7);
+}
