@@ -75,8 +75,10 @@ void GraphRun::load() {
     cu::CUfunction f;
     d.check(d.cuModuleGetFunction(&f, module, k.name.c_str()), "cuModuleGetFunction",
             k.name);
-    // Beyond 48 KiB of dynamic shared memory a kernel must opt in.
-    if (k.dynamicSharedBytes > 48 * 1024)
+    // Beyond 48 KiB of shared memory in all (static + dynamic) a kernel
+    // must opt in to its dynamic part.
+    if (uint64_t(k.dynamicSharedBytes) + k.staticSharedBytes.value_or(0) >
+        48 * 1024)
       d.check(d.cuFuncSetAttribute(f, cu::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    int(k.dynamicSharedBytes)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", k.name);
