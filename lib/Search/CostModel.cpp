@@ -115,7 +115,8 @@ struct Estimator {
   /// resident blocks sustain: one SM's L2 bandwidth, or the bytes they keep
   /// in flight per DRAM latency (Little's law) if fewer. Compute: the FLOPs
   /// at the peaks of the instructions the plan uses, scaled by the fraction
-  /// of SM-time the grid keeps busy. Serial reduction chains add to both.
+  /// of SM-time the grid keeps busy. Serial reduction chains are computed
+  /// beside the time, not added to it.
   void finish(KernelCost &k, const LoadProfile &lp) const {
     int64_t blocks = std::max<int64_t>(1, k.blocks);
     k.blocksOnBusiestSM = (blocks + t.numSMs - 1) / t.numSMs;
@@ -130,14 +131,9 @@ struct Estimator {
     double loadBandwidth = smBandwidth;
     if (lp.inFlightPerBlock > 0) {
       k.bytesInFlightPerSM = lp.inFlightPerBlock * static_cast<double>(resident);
-      // Pipelined, the bytes stay in flight; unpipelined, each round trip
-      // of a block is a latency and its transfer, then nothing in flight
-      // while the block computes and waits at the barrier.
-      double roundTrip = lp.pipelined
-                             ? t.dramLatencySeconds
-                             : t.dramLatencySeconds +
-                                   lp.inFlightPerBlock / smBandwidth;
-      loadBandwidth = std::min(smBandwidth, k.bytesInFlightPerSM / roundTrip);
+      loadBandwidth =
+          sustainedSMBandwidth(lp.inFlightPerBlock, static_cast<double>(resident),
+                               lp.pipelined, smBandwidth, t);
     }
     double busiestSM = lp.loadBytes * share / loadBandwidth +
                        lp.storeBytes * share / smBandwidth;
@@ -151,7 +147,7 @@ struct Estimator {
     double rounds = std::ceil(static_cast<double>(k.blocksOnBusiestSM) /
                               static_cast<double>(resident));
     k.serialSeconds =
-        lp.serialSteps * t.sharedLatencyCycles / t.clockHz * rounds;
+        lp.serialSteps * t.serialStepCycles / t.clockHz * rounds;
     k.launchSeconds = t.launchSeconds;
     // The serial chains are reported, not ranked: see CostModel.md,
     // "Serial chains" (no traffic floor can see them, and with them in the

@@ -20,10 +20,10 @@ int64_t KernelPlan::tensorCoreMatmuls() const {
                         [](const MatmulPlan &m) { return m.tensorCores; });
 }
 
-const TilePlan *KernelPlan::tileOf(int32_t v) const {
-  for (const TilePlan &t : tiles)
-    if (t.value == v)
-      return &t;
+const CopyPlan *KernelPlan::copyOf(int32_t op) const {
+  for (const CopyPlan &c : copies)
+    if (c.op == op)
+      return &c;
   return nullptr;
 }
 
@@ -60,6 +60,15 @@ int64_t mirage::sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
   for (int64_t b : bufferBytes)
     total += llvm::alignTo(b, kDynamicSharedAlign);
   return total;
+}
+
+double mirage::sustainedSMBandwidth(double inFlightPerBlock, double resident,
+                                    bool pipelined, double cap,
+                                    const TargetInfo &target) {
+  double roundTrip = pipelined
+                         ? target.dramLatencySeconds
+                         : target.dramLatencySeconds + inFlightPerBlock / cap;
+  return std::min(cap, resident * inFlightPerBlock / roundTrip);
 }
 
 int64_t mirage::residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
@@ -286,14 +295,15 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
   plan.onceRoundTrips += anyAsyncOnce ? 1 : 0;
 
   // Shared memory with `stages` buffers of every loop-copied tile.
+  std::vector<bool> loopCopied;
+  for (const TilePlan &t : plan.tiles)
+    loopCopied.push_back(llvm::any_of(plan.copies, [&](const CopyPlan &c) {
+      return c.inLoop && block.ops[c.op].results[0] == t.value;
+    }));
   auto layout = [&](int64_t stages, bool &dynamic) {
     std::vector<int64_t> bufferBytes;
-    for (const TilePlan &t : plan.tiles) {
-      bool copied = llvm::any_of(plan.copies, [&](const CopyPlan &c) {
-        return c.inLoop && block.ops[c.op].results[0] == t.value;
-      });
-      bufferBytes.push_back(t.bytes * (copied ? stages : 1));
-    }
+    for (size_t i = 0; i < plan.tiles.size(); ++i)
+      bufferBytes.push_back(plan.tiles[i].bytes * (loopCopied[i] ? stages : 1));
     return sharedLayoutBytes(bufferBytes, target, dynamic);
   };
   // Stages: the count whose bytes in flight sustain the most bandwidth on
@@ -310,20 +320,18 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
         break;
       double resident = static_cast<double>(std::min(
           perSM, residentBlocksPerSM(bytes, plan.threads, target)));
-      double bandwidth = std::min(
-          target.smBytesPerSecond,
-          resident * static_cast<double>((s - 1) * plan.loopLoadBytes) /
-              target.dramLatencySeconds);
+      double bandwidth = sustainedSMBandwidth(
+          static_cast<double>((s - 1) * plan.loopLoadBytes), resident,
+          /*pipelined=*/true, target.smBytesPerSecond, target);
       if (bandwidth > best * (1 + 1e-9)) {
         best = bandwidth;
         plan.stages = s;
       }
     }
   if (plan.stages > 1) {
-    for (TilePlan &t : plan.tiles)
-      for (CopyPlan &c : plan.copies)
-        if (c.inLoop && block.ops[c.op].results[0] == t.value)
-          t.buffers = plan.stages;
+    for (size_t i = 0; i < plan.tiles.size(); ++i)
+      if (loopCopied[i])
+        plan.tiles[i].buffers = plan.stages;
     // The loop's 16-byte copies of an iteration form one cp.async group,
     // waited for `stages - 1` iterations later. Narrower copies are
     // prefetched too (the schedule is the same) but stay synchronous loads:

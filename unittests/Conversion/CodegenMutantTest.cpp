@@ -43,20 +43,6 @@ using namespace mirage;
 
 namespace {
 
-std::unique_ptr<mlir::MLIRContext> makeCodegenContext() {
-  mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, mlir::scf::SCFDialect,
-                  mlir::memref::MemRefDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::vector::VectorDialect,
-                  mlir::affine::AffineDialect, mlir::gpu::GPUDialect,
-                  mlir::LLVM::LLVMDialect, mlir::cf::ControlFlowDialect,
-                  mlir::ub::UBDialect>();
-  auto ctx = std::make_unique<mlir::MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  ctx->getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
-  return ctx;
-}
-
 /// Every tensor of `g` (and its nested graphs) in f32.
 void toF32(UGraph &g) {
   for (UValue &v : g.values)
@@ -134,7 +120,7 @@ void checkWorkloadMutants(const char *workload, size_t limit) {
   ASSERT_TRUE(module) << workload;
   std::vector<test::GraphPair> pairs;
   ASSERT_TRUE(test::importReferencePairs(*module, pairs));
-  auto ctx = makeCodegenContext();
+  auto ctx = test::makeCodegenContext();
   int matched = 0, skipped = 0;
   for (const test::GraphPair &p : pairs) {
     std::vector<Mutant> mutants = generateMutants(p.cand, limit);

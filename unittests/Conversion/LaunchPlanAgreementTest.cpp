@@ -12,13 +12,9 @@
 
 #include "TestGraphs.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -27,17 +23,6 @@
 using namespace mirage;
 
 namespace {
-std::unique_ptr<mlir::MLIRContext> makeLoopsContext() {
-  mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, mlir::scf::SCFDialect,
-                  mlir::memref::MemRefDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::vector::VectorDialect,
-                  mlir::affine::AffineDialect, mlir::gpu::GPUDialect>();
-  auto ctx = std::make_unique<mlir::MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  return ctx;
-}
-
 /// Bytes of the workgroup allocations of kernel function `name` in `m`.
 std::vector<int64_t> workgroupAllocBytes(mlir::ModuleOp m,
                                          llvm::StringRef name) {
@@ -64,7 +49,7 @@ int64_t count(mlir::ModuleOp m, llvm::StringRef name,
 
 TEST(LaunchPlanAgreement, LoweringAndCostModelFollowThePlan) {
   auto ctx = test::makeMirageContext();
-  auto loops = makeLoopsContext();
+  auto loops = test::makeCodegenContext();
   TargetInfo h100 = *lookupTarget("h100");
   int kernels = 0;
   for (const char *name : {"rmsnorm_matmul", "gated_mlp", "lora", "gqa",

@@ -4,7 +4,17 @@
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 #include "Mirage/InitAllDialects.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
@@ -123,6 +133,20 @@ std::unique_ptr<mlir::MLIRContext> test::makeMirageContext(bool quiet) {
   ctx->loadAllAvailableDialects();
   if (quiet)
     ctx->getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
+  return ctx;
+}
+
+std::unique_ptr<mlir::MLIRContext> test::makeCodegenContext() {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, mlir::scf::SCFDialect,
+                  mlir::memref::MemRefDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::vector::VectorDialect,
+                  mlir::affine::AffineDialect, mlir::gpu::GPUDialect,
+                  mlir::LLVM::LLVMDialect, mlir::cf::ControlFlowDialect,
+                  mlir::ub::UBDialect>();
+  auto ctx = std::make_unique<mlir::MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  ctx->getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
   return ctx;
 }
 

@@ -52,6 +52,11 @@ UGraph qknormReference(int64_t heads, int64_t rows, int64_t d, int64_t keys);
 /// diagnostics are dropped instead of printed.
 std::unique_ptr<mlir::MLIRContext> makeMirageContext(bool quiet = false);
 
+/// A context with the dialects the loop-level code generator emits and the
+/// CPU path lowers to (func, scf, memref, arith, math, vector, affine, gpu,
+/// llvm, cf, ub), diagnostics dropped.
+std::unique_ptr<mlir::MLIRContext> makeCodegenContext();
+
 /// Parses the .mlir file at `path`; null when it does not parse.
 mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(const std::string &path,
                                                 mlir::MLIRContext &ctx);

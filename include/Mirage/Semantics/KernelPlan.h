@@ -124,8 +124,8 @@ struct KernelPlan {
   std::string whyNotLaunchable;
 
   int64_t tensorCoreMatmuls() const;
-  /// The plan of value `v`'s tile, or null when it has none.
-  const TilePlan *tileOf(int32_t v) const;
+  /// The copy plan of input iterator op `op`, or null.
+  const CopyPlan *copyOf(int32_t op) const;
   const MatmulPlan *matmulOf(int32_t op) const;
   const ReductionPlan *reductionOf(int32_t op) const;
   /// The scratch tile of reduction op `op`, or null (one lane per output).
@@ -147,6 +147,16 @@ KernelPlan planKernel(const UGraph &block, const TargetInfo &target,
 /// `dynamic` says which. The lowering's placement follows the same rule.
 int64_t sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
                           const TargetInfo &target, bool &dynamic);
+
+/// The load bandwidth one SM sustains when `resident` blocks each keep
+/// `inFlightPerBlock` bytes outstanding (Little's law), at most `cap`:
+/// pipelined, the bytes stay in flight for a DRAM latency; unpipelined, a
+/// block's round trip is the latency plus its transfer at `cap`, with
+/// nothing in flight while it computes. The plan's stage choice and the cost
+/// model both use it.
+double sustainedSMBandwidth(double inFlightPerBlock, double resident,
+                            bool pipelined, double cap,
+                            const TargetInfo &target);
 
 /// Blocks one SM holds at once with `sharedBytes` and `threads` per block.
 int64_t residentBlocksPerSM(int64_t sharedBytes, int64_t threads,

@@ -56,7 +56,8 @@ struct TargetInfo {
   double l2Bytes;                // capacity
   double smBytesPerSecond;       // one SM's L2 <-> SM bandwidth
   double clockHz;                // SM clock (boost)
-  double sharedLatencyCycles;    // a dependent shared-memory load + add
+  double serialStepCycles;       // one step of a reduction's fold (a dependent
+                                 // add, its shared load issued ahead)
   double dramLatencySeconds;     // a load's round trip (Little's law)
   // Achievable fractions of the peaks and fixed costs (cost model).
   double memoryEfficiency;

@@ -66,6 +66,9 @@ struct BlockEmitter {
 
   // Stages (one call per op, in program order).
   bool emitIterator(const UOp &op);
+  /// emitIterator with its copies in cp.async group `group` of a pipeline
+  /// of `stages` (kPrefetchStagesAttr).
+  bool emitGroupedIterator(const UOp &op, int64_t stages, int64_t group);
   bool emitSaver(const UOp &op);
   bool emitElementwise(const UOp &op);
   bool emitReduce(const UOp &op);

@@ -99,6 +99,14 @@ bool BlockEmitter::emitIterator(const UOp &op) {
   return true;
 }
 
+bool BlockEmitter::emitGroupedIterator(const UOp &op, int64_t stages,
+                                       int64_t group) {
+  prefetch = {stages, group};
+  bool ok = emitIterator(op);
+  prefetch.reset();
+  return ok;
+}
+
 bool BlockEmitter::emitSaver(const UOp &op) {
   int32_t tile = op.operands[0];
   const Shape &shape = g.values[tile].shape;

@@ -103,10 +103,15 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     else
       em.mem[t.value] = a;
   }
+  // How each input iterator is copied is the plan's (CopyPlan).
+  auto copyOf = [&](size_t i) { return plan.copyOf(static_cast<int32_t>(i)); };
   auto prefetched = [&](size_t i) {
-    return llvm::any_of(plan.copies, [&](const CopyPlan &c) {
-      return c.op == static_cast<int32_t>(i) && c.prefetched;
-    });
+    const CopyPlan *c = copyOf(i);
+    return c && c->prefetched;
+  };
+  auto once = [&](size_t i) {
+    const CopyPlan *c = copyOf(i);
+    return c && !c->inLoop;
   };
 
   llvm::SmallVector<bool> fusedAccum(block.ops.size(), false);
@@ -119,18 +124,11 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     if (block.ops[i].kind == OpKind::Accum)
       ok = em.emitAccumStart(block.ops[i]);
 
-  // Loop-invariant tiles (fmap -1) are fetched once, before the loop: the
-  // plan counts them so (CopyPlan::inLoop).
-  auto invariant = [&](const UOp &op) {
-    return op.kind == OpKind::InputIterator && op.fmap < 0;
-  };
+  // Tiles fetched once (loop-invariant, or no loop) are fetched before the
+  // loop, one group for all of them (a single round trip).
   for (size_t i = 0; i < block.ops.size() && ok; ++i)
-    if (sched.stage[i] == BlockStage::Iterator && invariant(block.ops[i])) {
-      // One group for all of them (a single round trip).
-      em.prefetch = {1, 0};
-      ok = em.emitIterator(block.ops[i]);
-      em.prefetch.reset();
-    }
+    if (once(i))
+      ok = em.emitGroupedIterator(block.ops[i], 1, 0);
 
   // Pipelined copies (the plan's stages > 1): iteration j's tiles go to
   // buffer j mod S. Before the loop, iterations 0 .. S-2 are copied (one
@@ -141,7 +139,6 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   // with wait_group S - 1; docs/Rationale/LaunchPlan.md).
   const int64_t stages = plan.stages, range = block.forloopRange;
   auto prefetch = [&](Value iteration, Value slot, int64_t group) {
-    em.prefetch = {stages, group};
     for (size_t i = 0; i < block.ops.size() && ok; ++i) {
       if (!prefetched(i))
         continue;
@@ -149,10 +146,9 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
       em.mem[tile] = em.stageView(b, stageBuffers.lookup(tile), slot);
       Value saved = em.iter;
       em.iter = iteration;
-      ok = em.emitIterator(block.ops[i]);
+      ok = em.emitGroupedIterator(block.ops[i], stages, group);
       em.iter = saved;
     }
-    em.prefetch.reset();
   };
   if (ok && stages > 1)
     for (int64_t s = 0; s + 1 < stages; ++s)
@@ -182,12 +178,9 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     const UOp &op = block.ops[i];
     switch (sched.stage[i]) {
     case BlockStage::Iterator:
-      if (invariant(op) || prefetched(i))
-        break;
       // Unpipelined loop copies: one group per iteration.
-      em.prefetch = {1, 0};
-      ok = em.emitIterator(op);
-      em.prefetch.reset();
+      if (!once(i) && !prefetched(i))
+        ok = em.emitGroupedIterator(op, 1, 0);
       break;
     case BlockStage::InLoop:
       ok = emitOperator(em, op, sched.matmulInto[i]);

@@ -53,7 +53,7 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
   int64_t batch = numElements(cs) / (as[r - 2] * n);
   ElemType at = sched.storage[a];
 
-  const MatmulPlan *mp = plan.matmulOf(static_cast<int32_t>(&op - g.ops.data()));
+  const MatmulPlan *mp = plan.matmulOf(opIndex(op));
   if (mp && mp->tensorCores) {
     // M rounded up to the MMA's 16: rows past M are never stored (each
     // output row depends only on its own A row).
