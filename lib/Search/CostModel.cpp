@@ -111,9 +111,10 @@ struct Estimator {
   const TargetInfo &t;
 
   /// Memory: the largest of DRAM traffic at DRAM bandwidth, all traffic at
-  /// L2 bandwidth, and the busiest SM's traffic at the bandwidth its
+  /// L2 bandwidth, the busiest SM's traffic at the bandwidth its
   /// resident blocks sustain: one SM's L2 bandwidth, or the bytes they keep
-  /// in flight per DRAM latency (Little's law) if fewer. Compute: the FLOPs
+  /// in flight per DRAM latency (Little's law) if fewer; and the busiest
+  /// SM's share of DRAM traffic at one SM's DRAM ceiling. Compute: the FLOPs
   /// at the peaks of the instructions the plan uses, scaled by the fraction
   /// of SM-time the grid keeps busy. Serial reduction chains are computed
   /// beside the time, not added to it.
@@ -123,23 +124,39 @@ struct Estimator {
     k.smFill = static_cast<double>(blocks) /
                static_cast<double>(t.numSMs * k.blocksOnBusiestSM);
     double eff = t.memoryEfficiency;
-    double share = static_cast<double>(k.blocksOnBusiestSM) /
-                   static_cast<double>(blocks);
+    // Library kernels balance their work over the SMs they use (stream-K,
+    // persistent grids); a custom kernel's busiest SM runs ⌈b/N⌉ blocks.
+    const bool library = lp.inFlightPerBlock <= 0;
+    double share =
+        library ? 1.0 / static_cast<double>(std::min<int64_t>(blocks, t.numSMs))
+                : static_cast<double>(k.blocksOnBusiestSM) /
+                      static_cast<double>(blocks);
     int64_t cap = lp.residentPerSM > 0 ? lp.residentPerSM : t.maxBlocksPerSM;
     int64_t resident = std::max<int64_t>(1, std::min(cap, k.blocksOnBusiestSM));
     double smBandwidth = t.smBytesPerSecond * eff;
-    double loadBandwidth = smBandwidth;
-    if (lp.inFlightPerBlock > 0) {
+    double smDram = t.smDramBytesPerSecond() * eff;
+    // A byte an SM moves crosses its L2 port, and the DRAM part of the
+    // traffic also its share of DRAM (CostModel.md, "An SM's share of
+    // DRAM"): the rate one round trip's bytes arrive at.
+    double moved = lp.loadBytes + lp.storeBytes;
+    double dramFraction = moved > 0 ? std::min(1.0, k.dramBytes / moved) : 0;
+    double transfer =
+        1.0 / std::max(1.0 / smBandwidth, dramFraction / smDram);
+    double loadBandwidth = transfer;
+    if (!library) {
       k.bytesInFlightPerSM = lp.inFlightPerBlock * static_cast<double>(resident);
       loadBandwidth =
           sustainedSMBandwidth(lp.inFlightPerBlock, static_cast<double>(resident),
-                               lp.pipelined, smBandwidth, t);
+                               lp.pipelined, transfer, t);
     }
     double busiestSM = lp.loadBytes * share / loadBandwidth +
                        lp.storeBytes * share / smBandwidth;
     double dram = k.dramBytes / (t.dramBytesPerSecond * eff);
     double l2 = k.l2Bytes / (t.l2BytesPerSecond * eff);
-    k.memorySeconds = std::max({dram, l2, busiestSM});
+    // The busiest SM's share of the DRAM traffic at what one SM can pull
+    // from DRAM: a grid reaches DRAM's bandwidth only with most SMs busy.
+    double busiestDram = k.dramBytes * share / smDram;
+    k.memorySeconds = std::max({dram, l2, busiestSM, busiestDram});
     double tc = t.mma.flopsPerSecond * t.computeEfficiency * k.smFill;
     double cc = t.fp32FlopsPerSecond * t.computeEfficiency * k.smFill;
     k.computeSeconds = k.tensorFlops / tc + (k.flops - k.tensorFlops) / cc;

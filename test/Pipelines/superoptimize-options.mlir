@@ -9,7 +9,7 @@ module {}
 
 // DEFAULTS: mirage-superoptimize{
 // DEFAULTS-SAME: cost-bound=true
-// DEFAULTS-SAME: cost-gap=1.000000e-02
+// DEFAULTS-SAME: cost-gap=3.000000e-02
 // DEFAULTS-SAME: fuse-prologues=true
 // DEFAULTS-SAME: max-block-ops=7
 // DEFAULTS-SAME: progress=true

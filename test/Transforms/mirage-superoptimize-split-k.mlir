@@ -1,6 +1,7 @@
 // Split-K (docs/Rationale/MultiKernel.md): a gated MLP at decode with a long
-// reduction (8 tokens, K = 32768, 64 columns). As one kernel its grid is at
-// most 64 blocks that each stream a 512 KB slice of X; the cost model prefers
+// reduction (8 tokens, K = 32768, 256 columns). As one kernel its grid is at
+// most 32 blocks of aligned 8-column tiles, a quarter of the SMs, and one SM
+// pulls at most its share of DRAM (CostModel.md); the cost model prefers
 // splitting K over a second grid axis, writing the two partial products per
 // split, and a combining kernel that sums the splits and applies silu and the
 // gate. The structure is checked: two kernels, the split axis of kernel 1
@@ -20,25 +21,25 @@
 // RUN: mirage-opt %t.mlir --mirage-verify-equivalence="dtype-check=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: mirage-opt %t.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 
-func.func @gated_mlp(%x: tensor<8x32768xf16>, %w1: tensor<32768x64xf16>, %w2: tensor<32768x64xf16>) -> tensor<8x64xf16> {
-  %r = mirage_kernel.graph "gated" (%x, %w1, %w2) : (tensor<8x32768xf16>, tensor<32768x64xf16>, tensor<32768x64xf16>) -> tensor<8x64xf16> {
-  ^bb0(%a: tensor<8x32768xf16>, %b1: tensor<32768x64xf16>, %b2: tensor<32768x64xf16>):
-    %m1 = mirage_kernel.matmul %a, %b1 : tensor<8x32768xf16>, tensor<32768x64xf16> -> tensor<8x64xf16>
-    %m2 = mirage_kernel.matmul %a, %b2 : tensor<8x32768xf16>, tensor<32768x64xf16> -> tensor<8x64xf16>
-    %s = mirage_kernel.unary silu %m1 : tensor<8x64xf16>
-    %p = mirage_kernel.binary mul %s, %m2 : tensor<8x64xf16>, tensor<8x64xf16> -> tensor<8x64xf16>
-    mirage_kernel.yield %p : tensor<8x64xf16>
+func.func @gated_mlp(%x: tensor<8x32768xf16>, %w1: tensor<32768x256xf16>, %w2: tensor<32768x256xf16>) -> tensor<8x256xf16> {
+  %r = mirage_kernel.graph "gated" (%x, %w1, %w2) : (tensor<8x32768xf16>, tensor<32768x256xf16>, tensor<32768x256xf16>) -> tensor<8x256xf16> {
+  ^bb0(%a: tensor<8x32768xf16>, %b1: tensor<32768x256xf16>, %b2: tensor<32768x256xf16>):
+    %m1 = mirage_kernel.matmul %a, %b1 : tensor<8x32768xf16>, tensor<32768x256xf16> -> tensor<8x256xf16>
+    %m2 = mirage_kernel.matmul %a, %b2 : tensor<8x32768xf16>, tensor<32768x256xf16> -> tensor<8x256xf16>
+    %s = mirage_kernel.unary silu %m1 : tensor<8x256xf16>
+    %p = mirage_kernel.binary mul %s, %m2 : tensor<8x256xf16>, tensor<8x256xf16> -> tensor<8x256xf16>
+    mirage_kernel.yield %p : tensor<8x256xf16>
   }
-  return %r : tensor<8x64xf16>
+  return %r : tensor<8x256xf16>
 }
 
 // CHECK: mirage_kernel.graph "gated_opt" reference "gated"
 // Kernel 1: columns on grid x, the K splits on grid y; X is split along K
 // by both the split axis and the for-loop, W likewise.
-// CHECK: %[[P:.*]]:2 = mirage_kernel.custom({{.*}}) grid = {{\[}}[[G:[0-9]+]], [[S:[0-9]+]], 1] forloop = {{[0-9]+}} : ({{.*}}) -> (tensor<[[R:[0-9]+]]x64xf16>, tensor<[[R]]x64xf16>)
+// CHECK: %[[P:.*]]:2 = mirage_kernel.custom({{.*}}) grid = {{\[}}[[G:[0-9]+]], [[S:[0-9]+]], 1] forloop = {{[0-9]+}} : ({{.*}}) -> (tensor<[[R:[0-9]+]]x256xf16>, tensor<[[R]]x256xf16>)
 // CHECK: mirage_block.input_iterator {{.*}} imap = [-1, 1, -1] fmap = 1 : tensor<8x32768xf16>
-// CHECK: mirage_block.input_iterator {{.*}} imap = [1, 0, -1] fmap = 0 : tensor<32768x64xf16>
-// CHECK: mirage_block.input_iterator {{.*}} imap = [1, 0, -1] fmap = 0 : tensor<32768x64xf16>
+// CHECK: mirage_block.input_iterator {{.*}} imap = [1, 0, -1] fmap = 0 : tensor<32768x256xf16>
+// CHECK: mirage_block.input_iterator {{.*}} imap = [1, 0, -1] fmap = 0 : tensor<32768x256xf16>
 // CHECK-NOT: silu
 // CHECK: mirage_block.accum sum
 // CHECK: mirage_block.accum sum
@@ -47,14 +48,14 @@ func.func @gated_mlp(%x: tensor<8x32768xf16>, %w1: tensor<32768x64xf16>, %w2: te
 // CHECK: mirage_block.output_saver {{.*}} omap = [1, 0, -1]
 // CHECK: mirage_block.output_saver {{.*}} omap = [1, 0, -1]
 // Kernel 2: the column blocks again, a for-loop over the S splits.
-// CHECK: mirage_kernel.custom(%[[P]]#0, %[[P]]#1) grid = {{\[}}[[G]], 1, 1] forloop = [[S]] : (tensor<[[R]]x64xf16>, tensor<[[R]]x64xf16>) -> tensor<8x64xf16>
+// CHECK: mirage_kernel.custom(%[[P]]#0, %[[P]]#1) grid = {{\[}}[[G]], 1, 1] forloop = [[S]] : (tensor<[[R]]x256xf16>, tensor<[[R]]x256xf16>) -> tensor<8x256xf16>
 // CHECK: mirage_block.input_iterator {{.*}} imap = [1, -1, -1] fmap = 0
 // CHECK: mirage_block.accum sum
 // CHECK: mirage_block.input_iterator {{.*}} imap = [1, -1, -1] fmap = 0
 // CHECK: mirage_block.accum sum
 // CHECK: mirage_block.unary silu
 // CHECK: mirage_block.binary mul
-// CHECK: mirage_block.output_saver {{.*}} omap = [1, -1, -1] : tensor<8x{{[0-9]+}}xf16> -> tensor<8x64xf16>
+// CHECK: mirage_block.output_saver {{.*}} omap = [1, -1, -1] : tensor<8x{{[0-9]+}}xf16> -> tensor<8x256xf16>
 
 // REMARK: remark: superoptimized 'gated': 4 kernel(s) -> 2, estimated {{[0-9.]+}} us -> {{[0-9.]+}} us
 // REMARK-SAME: false-acceptance bound 2^-{{[0-9]+}}
@@ -62,7 +63,7 @@ func.func @gated_mlp(%x: tensor<8x32768xf16>, %w1: tensor<32768x64xf16>, %w2: te
 // JSON: "kernels_in_winner": 2
 
 // Without the split pair, no single kernel beats the unfused graph: its
-// grid cannot fill the machine along 64 output columns.
+// grid cannot fill the machine along 256 output columns.
 // ONE: remark: graph 'gated' left unchanged: no fused kernel beats it on h100
 
 // VERIFY: remark: graph 'gated_opt' is equivalent to reference 'gated'

@@ -45,7 +45,7 @@ inline constexpr bool kCostBound = true;
 /// (1 - kCostGap) times the best so far is skipped, so the answer costs at
 /// most 1/(1 - kCostGap) times the cheapest graph of the space
 /// (docs/Rationale/FusionSearch.md, "An optimality gap").
-inline constexpr double kCostGap = 0.01;
+inline constexpr double kCostGap = 0.03;
 /// Launch patterns that split a reduced class (ablation only).
 inline constexpr bool kSplitReducedClasses = false;
 /// Also rank split-K/split-KV kernel pairs built from the found block graphs

@@ -59,6 +59,11 @@ struct TargetInfo {
   double serialStepCycles;       // one step of a reduction's fold (a dependent
                                  // add, its shared load issued ahead)
   double dramLatencySeconds;     // a load's round trip (Little's law)
+  /// The fraction of the SMs that must be busy for DRAM's bandwidth to be
+  /// reached: one SM pulls at most dramBytesPerSecond / (this · numSMs)
+  /// from DRAM (CostModel.md, "An SM's share of DRAM"; a modelling choice
+  /// to calibrate on a GPU).
+  double dramBusyFraction;
   // Achievable fractions of the peaks and fixed costs (cost model).
   double memoryEfficiency;
   double computeEfficiency;
@@ -66,6 +71,11 @@ struct TargetInfo {
   /// Blocks assumed for a pre-defined (library) element-wise or reduction
   /// kernel: one per this many elements of its largest tensor.
   int64_t libraryElemsPerBlock;
+
+  /// The most one SM pulls from DRAM, however much it keeps in flight.
+  double smDramBytesPerSecond() const {
+    return dramBytesPerSecond / (dramBusyFraction * static_cast<double>(numSMs));
+  }
 };
 
 /// The default target when an op or pass names none.

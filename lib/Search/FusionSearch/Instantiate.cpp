@@ -13,6 +13,10 @@
 #include "Mirage/Semantics/Replay.h"
 #include "Mirage/Semantics/Target.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
 using namespace mirage;
 using namespace mirage::search;
 using namespace mirage::search::fusion;
@@ -63,6 +67,20 @@ static std::vector<int64_t> splitCandidates(int64_t n) {
     out.push_back(f);
   if (out.empty() && n > 1)
     out.push_back(smallestFactor(n));
+  return out;
+}
+
+/// A grid axis's extents: the powers of two dividing n, and n / t for the
+/// aligned tiles t (8 ... 256 elements) dividing n, so that a grid can fill
+/// the machine with tiles that MMA fragments and 16-byte copies line up with
+/// (FusionSearch.md, "Grid extents").
+static std::vector<int64_t> gridCandidates(int64_t n) {
+  std::vector<int64_t> out = splitCandidates(n);
+  for (int64_t t = 8; t <= 256; t *= 2)
+    if (n % t == 0 && n / t >= 2)
+      out.push_back(n / t);
+  llvm::sort(out);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -120,7 +138,7 @@ void fusion::forEachLaunch(
     llvm::function_ref<void(const GridDims &, int64_t)> fn) {
   std::vector<std::vector<int64_t>> axisChoices;
   for (int c : pat.gridClasses)
-    axisChoices.push_back(splitCandidates(classes.extent[c]));
+    axisChoices.push_back(gridCandidates(classes.extent[c]));
   std::vector<int64_t> loopChoices =
       pat.loopClass >= 0 ? splitCandidates(classes.extent[pat.loopClass])
                          : std::vector<int64_t>{1};
