@@ -24,6 +24,19 @@ int64_t divisorAtMost(int64_t extent, int64_t limit) {
   return 1;
 }
 
+/// Kernels that move at least this many bytes should fill the machine.
+constexpr double kFillBytes = 1e6;
+
+/// The largest divisor of `extent` that is at most `limit` and a multiple
+/// of `align`; 0 if none.
+int64_t alignedDivisorAtMost(int64_t extent, int64_t limit, int64_t align) {
+  for (int64_t d = std::min(extent, limit) / align * align; d >= align;
+       d -= align)
+    if (extent % d == 0)
+      return d;
+  return 0;
+}
+
 /// A partition of an output shape over the grid: grid axis a splits dim
 /// map[a] into grid[a] chunks of tile[map[a]].
 struct Partition {
@@ -168,6 +181,22 @@ struct Expander {
         tn = divisorAtMost(n, tn * 2);
       else
         tm = divisorAtMost(m, tm * 2);
+    }
+    // Fill the machine: narrower column tiles, still whole n8 fragments of
+    // the MMA, until every SM has a block (a skinny GEMV otherwise runs on
+    // a few SMs, each pulling only its share of DRAM: CostModel.md). Only
+    // for kernels that move a megabyte (kernel-roofline.md's fill target):
+    // below it every column block re-reading A costs more than it fills.
+    double moved = 0;
+    for (int32_t v : op.operands)
+      moved += static_cast<double>(numElements(val(v).shape)) *
+               elemTypeBytes(val(v).type);
+    while (moved >= kFillBytes && (n / tn) * (m / tm) * batch < target.numSMs) {
+      int64_t narrower =
+          alignedDivisorAtMost(n, tn / 2, target.mma.n);
+      if (narrower == 0)
+        break;
+      tn = narrower;
     }
     p.grid = {n / tn, m / tm, batch};
     p.map = {r - 1, r - 2, r >= 3 ? 0 : -1};
