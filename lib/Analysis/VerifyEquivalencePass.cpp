@@ -59,8 +59,8 @@ struct VerifyEquivalencePass
   LogicalResult verify(kernel::GraphOp candOp, kernel::GraphOp refOp) {
     std::string head = "graph '" + graphName(candOp) + "' ";
     std::string refName = candOp.getReference()->str();
-    if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
-        candOp.getNumResults() != refOp.getNumResults())
+    // The inputs are the reference's (collectReferencePairs).
+    if (candOp.getNumResults() != refOp.getNumResults())
       return candOp.emitError(head + "is not equivalent to reference '" +
                               refName + "': the signatures differ");
     FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
@@ -143,8 +143,7 @@ struct CheckNumericsPass
     SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
     (void)kernel::collectReferencePairs(getOperation(), pairs);
     for (auto [candOp, refOp] : pairs) {
-      if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
-          candOp.getNumResults() != refOp.getNumResults())
+      if (candOp.getNumResults() != refOp.getNumResults())
         continue;
       FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
       FailureOr<UGraph> ref = kernel::importKernelGraph(refOp);

@@ -23,6 +23,11 @@ def MirageVerifyEquivalence
     drawn from the system's random source unless `seed` is given, and every
     verdict names the seed used (pass `seed=N` to reproduce a run).
 
+    The bodies are compared input by input, so a graph must read the values
+    its reference reads, in the same order (the same SSA values, in the same
+    function); otherwise it is an error naming the first operand that
+    differs, and the pair is not verified.
+
     Emits a remark on each accepted graph and an error on each graph that is
     not equivalent (or whose outputs match only under a permutation, which is
     named), and fails then. A pair whose tests all pass but whose bound is

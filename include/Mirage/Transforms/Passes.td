@@ -37,7 +37,8 @@ def MirageCompare : Pass<"mirage-compare", "::mlir::ModuleOp"> {
     module, evaluates both in float64 on the same seeded random inputs
     (several trials) and compares their outputs in order. Reports the largest
     relative error as a remark, or an error on the graph when it exceeds
-    `tolerance` or the signatures differ. Changes no IR.
+    `tolerance`, the signatures differ, or the graph does not read the
+    values its reference reads in the same order. Changes no IR.
 
     ```mlir
     %r = mirage_kernel.graph "ref" (...) ...
