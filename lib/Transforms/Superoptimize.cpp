@@ -100,6 +100,15 @@ struct SuperoptimizePass
       module.emitError("cost-gap must be in [0, 1), got ") << shown;
       return signalPassFailure();
     }
+    // NaN compares false with every elapsed time, so it would never expire.
+    if (!(timeBudget >= 0) || std::isinf(timeBudget)) {
+      std::string shown;
+      llvm::raw_string_ostream(shown) << llvm::format("%g", double(timeBudget));
+      module.emitError("time-budget must be a finite number of seconds >= 0, "
+                       "got ")
+          << shown;
+      return signalPassFailure();
+    }
     ResultCache cache = ResultCache::open(CacheConfig::parse(cachePath));
     if (!cache.error().empty())
       mlir::emitWarning(module.getLoc())

@@ -105,7 +105,8 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
     The chip and the target are one choice: `chip` names the code generator's
     chip, `target` the record (Target.h) the launch plans and the cost model
     use; either follows from the other (sm_90 is h100, sm_80 a100), neither
-    given takes the graph's target, and a pair that disagrees is refused.
+    given takes the graph's target, and a pair that disagrees is refused, as
+    is a chip that is no target's (sm_75: the NVPTX back end would abort).
     A kernel whose plan cannot launch on the target (shared memory, threads)
     is an error naming the kernel and the limit, and so is a kernel whose
     lowering allocated other shared memory than its plan.

@@ -114,9 +114,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "search threads (0: all cores)">,
     Option<"timeBudget", "time-budget", "double",
            "::mirage::search::defaults::kTimeBudgetSeconds",
-           "seconds of search per graph; then the best result so far is "
-           "used. The final full-shape verification of the winner is not "
-           "bounded by it (reported apart)">,
+           "seconds of search per graph, finite and >= 0; then the best "
+           "result so far is used, and a graph left unchanged says the "
+           "search timed out. The final full-shape verification of the "
+           "winner is not bounded by it (reported apart)">,
     Option<"cachePath", "cache", "std::string", "\"\"",
            "result cache: empty for the default file in the user cache "
            "directory, 'off' to disable, or a path">,
