@@ -66,12 +66,14 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     finite-field verifier, real grid and for-loop sizes chosen by the cost
     model of `target`, and the winner verified again at the real shapes.
 
-    A cheaper winner is inserted after the original as `<name>_opt` with
-    `reference "<name>"`, and all uses are redirected; the original stays as
-    the reference (it has no uses left). Results are cached in an SQLite file
-    keyed by the graph's canonical hash, the target and the options; a
-    remark summarises each graph, and `report` writes a JSON report; the
-    search counters are also pass statistics (`--mlir-pass-statistics`).
+    A cheaper winner is inserted after the original as `<name>_opt` (or,
+    when the module has a graph of that name, the first free
+    `<name>_opt_<n>`) with `reference "<name>"`, and all uses are
+    redirected; the original stays as the reference (it has no uses left).
+    Results are cached in an SQLite file keyed by the graph's canonical
+    hash, the target and the options; a remark summarises each graph, and
+    `report` writes a JSON report; the search counters are also pass
+    statistics (`--mlir-pass-statistics`).
     A search that runs longer than `progress-after` seconds prints one
     progress line per round (and every 2 s) on stderr: round, states,
     pruned, best cost so far, elapsed; `progress=false` silences it. The
