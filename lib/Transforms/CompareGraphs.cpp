@@ -2,6 +2,7 @@
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/MemoryLimit.h"
 #include "Mirage/Semantics/RandomInputs.h"
 #include "Mirage/Transforms/Passes.h"
 
@@ -40,6 +41,13 @@ struct ComparePass : mirage::impl::MirageCompareBase<ComparePass> {
     FailureOr<UGraph> ref = kernel::importKernelGraph(refOp);
     if (failed(cand) || failed(ref))
       return failure();
+    if (std::string over =
+            memoryOverLimit(float64RunBytes({&*cand, &*ref}), "float64 values");
+        !over.empty())
+      return candOp.emitError("graph '")
+             << candOp.getSymName().value_or("<unnamed>")
+             << "' cannot be compared with reference '"
+             << *candOp.getReference() << "': the runs " << over;
     Float64Semantics sem;
     Evaluator<Float64Semantics> eval(sem);
     double worst = 0;

@@ -14,7 +14,8 @@ def MirageEvaluate : Pass<"mirage-evaluate", "::mlir::ModuleOp"> {
     graph. An operand defined by a dense floating-point constant
     (`arith.constant`, `tosa.const`) takes the constant's values instead of
     random ones; with `print-all` every output's values are printed too.
-    Changes no IR.
+    A graph whose run would not fit in memory (MemoryLimit.h) is an error,
+    before anything is allocated. Changes no IR.
 
     ```mlir
     // mirage-opt --mirage-evaluate="seed=7" x.mlir
@@ -37,8 +38,9 @@ def MirageCompare : Pass<"mirage-compare", "::mlir::ModuleOp"> {
     module, evaluates both in float64 on the same seeded random inputs
     (several trials) and compares their outputs in order. Reports the largest
     relative error as a remark, or an error on the graph when it exceeds
-    `tolerance`, the signatures differ, or the graph does not read the
-    values its reference reads in the same order. Changes no IR.
+    `tolerance`, the signatures differ, the graph does not read the values
+    its reference reads in the same order, or the runs would not fit in
+    memory. Changes no IR.
 
     ```mlir
     %r = mirage_kernel.graph "ref" (...) ...
