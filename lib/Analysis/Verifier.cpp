@@ -3,6 +3,7 @@
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/MemoryLimit.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -248,19 +249,6 @@ double mirage::multiplyAdds(const UGraph &g) {
 }
 
 namespace {
-/// Half the machine's physical memory (8 GiB where unknown).
-uint64_t defaultMemoryLimit() {
-  static const uint64_t limit = [] {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && size > 0)
-      return (uint64_t)pages * (uint64_t)size / 2;
-#endif
-    return uint64_t(8) << 30;
-  }();
-  return limit;
-}
-
 llvm::SmallVector<bool, 8> generatedInputs(const UGraph &ref) {
   llvm::SmallVector<bool, 8> gen;
   for (int32_t v : ref.inputs)
@@ -306,15 +294,11 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
     res.message = "the signatures differ";
     return res;
   }
-  uint64_t limit =
-      opts.memoryLimitBytes ? opts.memoryLimitBytes : defaultMemoryLimit();
-  uint64_t bytes = verificationBytes(cand, ref);
-  if (bytes > limit) {
+  if (std::string over = memoryOverLimit(verificationBytes(cand, ref),
+                                         "field values", opts.memoryLimitBytes);
+      !over.empty()) {
     res.status = VerifyStatus::Inconclusive;
-    res.message = "verification at full shapes would hold " +
-                  llvm::formatv("{0:F1}", bytes / 1073741824.0).str() +
-                  " GiB of field values, over the limit of " +
-                  llvm::formatv("{0:F1}", limit / 1073741824.0).str() + " GiB";
+    res.message = "verification at full shapes " + over;
     return res;
   }
   Progress progress{opts};

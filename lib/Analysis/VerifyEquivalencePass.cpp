@@ -3,6 +3,7 @@
 #include "Mirage/Analysis/Passes.h"
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Semantics/MemoryLimit.h"
 
 #include "llvm/Support/Format.h"
 
@@ -59,8 +60,8 @@ struct VerifyEquivalencePass
   LogicalResult verify(kernel::GraphOp candOp, kernel::GraphOp refOp) {
     std::string head = "graph '" + graphName(candOp) + "' ";
     std::string refName = candOp.getReference()->str();
-    if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
-        candOp.getNumResults() != refOp.getNumResults())
+    // The inputs are the reference's (collectReferencePairs).
+    if (candOp.getNumResults() != refOp.getNumResults())
       return candOp.emitError(head + "is not equivalent to reference '" +
                               refName + "': the signatures differ");
     FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
@@ -87,8 +88,16 @@ struct VerifyEquivalencePass
     case VerifyStatus::Equivalent:
       candOp.emitRemark(head + "is equivalent to reference '" + refName +
                         "': " + r.message);
-      if (dtypeCheck)
-        reportNumerics(candOp, checkNumerics(cand, ref, r.seed), false);
+      if (dtypeCheck) {
+        // The field check reads large inputs where it needs them; the dtype
+        // check stores them as doubles, so it may not fit where that did.
+        if (std::string over = memoryOverLimit(
+                float64RunBytes({&cand, &ref}), "float64 values");
+            !over.empty())
+          candOp.emitWarning(head + "dtype check skipped: the runs " + over);
+        else
+          reportNumerics(candOp, checkNumerics(cand, ref, r.seed), false);
+      }
       return success();
     case VerifyStatus::EquivalentUpToPermutation:
     case VerifyStatus::NotEquivalent:
@@ -143,13 +152,22 @@ struct CheckNumericsPass
     SmallVector<std::pair<kernel::GraphOp, kernel::GraphOp>> pairs;
     (void)kernel::collectReferencePairs(getOperation(), pairs);
     for (auto [candOp, refOp] : pairs) {
-      if (candOp.getInputs().getTypes() != refOp.getInputs().getTypes() ||
-          candOp.getNumResults() != refOp.getNumResults())
+      if (candOp.getNumResults() != refOp.getNumResults())
         continue;
       FailureOr<UGraph> cand = kernel::importKernelGraph(candOp);
       FailureOr<UGraph> ref = kernel::importKernelGraph(refOp);
       if (failed(cand) || failed(ref))
         continue;
+      // The pass never fails: a pair too large to run is reported and
+      // skipped.
+      if (std::string over = memoryOverLimit(float64RunBytes({&*cand, &*ref}),
+                                             "float64 values");
+          !over.empty()) {
+        candOp.emitWarning("graph '")
+            << graphName(candOp) << "' numerics not checked: the runs "
+            << over;
+        continue;
+      }
       reportNumerics(candOp, checkNumerics(*cand, *ref, seed, trials), true);
     }
     markAllAnalysesPreserved();

@@ -14,6 +14,7 @@
 
 #include "Mirage/Analysis/Verifier.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
@@ -27,7 +28,8 @@ using namespace mirage::search::fusion;
 bool SearchContext::expired() {
   if (timedOut.load(std::memory_order_relaxed))
     return true;
-  if (secondsSince(start) > opts.timeBudgetSeconds) {
+  // Written so that a NaN budget expires at once instead of never.
+  if (!(secondsSince(start) <= opts.timeBudgetSeconds)) {
     timedOut = true;
     return true;
   }
@@ -264,13 +266,22 @@ FusionSearchResult searchOnce(const UGraph &reference,
     result.verificationTests = vr.tests;
     break;
   }
+  // A search that ran out of time has not seen the whole search space.
+  const bool timedOut = ctx.timedOut || scoresStats.timedOut;
+  std::string budget;
+  llvm::raw_string_ostream(budget)
+      << "the search timed out (time-budget "
+      << llvm::format("%g", opts.timeBudgetSeconds) << " s)";
   if (!result.found)
-    result.message = ranked.empty()
-                         ? "no fused kernel found in the search space"
-                         : "no candidate passed verification at real shapes" +
-                               (lastVerifyMessage.empty()
-                                    ? std::string()
-                                    : " (" + lastVerifyMessage + ")");
+    result.message =
+        ranked.empty()
+            ? (timedOut ? budget + " before it found a fused kernel"
+                        : "no fused kernel found in the search space")
+            : "no candidate passed verification at real shapes" +
+                  (lastVerifyMessage.empty()
+                       ? std::string()
+                       : " (" + lastVerifyMessage + ")") +
+                  (timedOut ? "; " + budget : std::string());
 
   result.stats.patterns = patterns.size();
   for (const InstanceCounts &n : instancesPerPattern) {
@@ -284,7 +295,7 @@ FusionSearchResult searchOnce(const UGraph &reference,
   result.stats.probeVerified = ctx.verified + scoresStats.probeVerified;
   result.stats.verifySeconds += scoresStats.verifySeconds;
   result.stats.finalVerified += scoresStats.finalVerified;
-  result.stats.timedOut = ctx.timedOut || scoresStats.timedOut;
+  result.stats.timedOut = timedOut;
   result.stats.seconds = secondsSince(ctx.start);
   return result;
 }

@@ -17,11 +17,24 @@ using namespace mirage;
 namespace {
 
 /// The largest divisor of `extent` that is at most `limit` (at least 1).
+/// Divisors come in pairs (d, extent / d) with d ≤ √extent, so √extent
+/// steps suffice; scanning down from `limit` took up to `extent` steps (a
+/// prime extent of 2^40 never finished).
 int64_t divisorAtMost(int64_t extent, int64_t limit) {
-  for (int64_t d = std::min(extent, std::max<int64_t>(limit, 1)); d > 1; --d)
-    if (extent % d == 0)
-      return d;
-  return 1;
+  if (limit >= extent)
+    return extent;
+  int64_t best = 1;
+  for (int64_t d = 1; d <= extent / d; ++d) {
+    if (extent % d != 0)
+      continue;
+    // The first co-divisor within the limit is the largest one, and no
+    // smaller than any d seen so far.
+    if (extent / d <= limit)
+      return extent / d;
+    if (d <= limit)
+      best = d;
+  }
+  return best;
 }
 
 /// Kernels that move at least this many bytes should fill the machine.

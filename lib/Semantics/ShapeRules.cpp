@@ -43,6 +43,11 @@ ShapeResult mirage::checkTensorShape(ArrayRef<int64_t> shape) {
     if (d <= 0)
       return ShapeResult::failure("tensor dims must be static and positive, got " +
                                   shapeToString(shape));
+  if (numElements(shape) > kMaxTensorElements)
+    return ShapeResult::failure("tensor " + shapeToString(shape) +
+                                " has more than 2^" +
+                                str(llvm::Log2_64(kMaxTensorElements)) +
+                                " elements, the limit");
   return ShapeResult::success(Shape(shape.begin(), shape.end()));
 }
 

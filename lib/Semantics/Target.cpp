@@ -1,7 +1,9 @@
 //===- Target.cpp - The GPU a μGraph is built for -------------------------===//
 #include "Mirage/Semantics/Target.h"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 using namespace mirage;
 
@@ -30,14 +32,14 @@ const std::array<TargetInfo, 2> kTargets{{
      {"mma.sync.aligned.m16n8k16", 16, 8, 16, "f16,bf16", "f32", 989e12 / 2},
      16, 67e12,
      3.35e12, 7.0e12, 50e6, 64 * 1.755e9, 1.755e9, 8, 700e-9, 1.0,
-     0.85, 0.7, 2e-6, 1024},
+     0.85, 0.7, 2e-6, 1024, "sm_90a"},
     {"a100", "sm_80", "+ptx80", 108,
      166912, 167936, 48 * 1024, 1024, 1024,
      32, 1024, 2048, 32, 65536, 255,
      {"mma.sync.aligned.m16n8k16", 16, 8, 16, "f16,bf16", "f32", 312e12},
      16, 19.5e12,
      2.04e12, 4.0e12, 40e6, 64 * 1.41e9, 1.41e9, 8, 700e-9, 1.0,
-     0.85, 0.7, 2e-6, 1024},
+     0.85, 0.7, 2e-6, 1024, ""},
 }};
 } // namespace
 
@@ -49,12 +51,25 @@ std::optional<TargetInfo> mirage::lookupTarget(llvm::StringRef name) {
 }
 
 std::optional<TargetInfo> mirage::lookupTargetByChip(llvm::StringRef chip) {
-  // sm_90a is the same part as sm_90 (architecture-specific features on).
-  llvm::StringRef base = chip.ends_with("a") ? chip.drop_back() : chip;
   for (const TargetInfo &t : kTargets)
-    if (t.chip == base)
+    if (t.chip == chip ||
+        (!t.archSpecificChip.empty() && t.archSpecificChip == chip))
       return t;
   return std::nullopt;
+}
+
+std::string mirage::supportedChips() {
+  std::vector<std::string> chips;
+  for (const TargetInfo &t : kTargets) {
+    chips.push_back(t.chip.str());
+    if (!t.archSpecificChip.empty())
+      chips.push_back(t.archSpecificChip.str());
+  }
+  std::sort(chips.begin(), chips.end());
+  std::string out;
+  for (const std::string &c : chips)
+    out += (out.empty() ? "" : ", ") + c;
+  return out;
 }
 
 int64_t mirage::bytesPerElement(unsigned bitWidth) { return (bitWidth + 7) / 8; }

@@ -2,6 +2,7 @@
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/MemoryLimit.h"
 #include "Mirage/Semantics/RandomInputs.h"
 #include "Mirage/Transforms/Passes.h"
 
@@ -29,6 +30,15 @@ struct EvaluatePass : mirage::impl::MirageEvaluateBase<EvaluatePass> {
     getOperation().walk([&](kernel::GraphOp op) {
       FailureOr<UGraph> g = kernel::importKernelGraph(op);
       if (failed(g)) {
+        failedAny = true;
+        return;
+      }
+      if (std::string over = memoryOverLimit(float64RunBytes({&*g}),
+                                             "float64 values");
+          !over.empty()) {
+        op.emitError("graph '")
+            << (g->name.empty() ? "<unnamed>" : g->name)
+            << "' cannot be evaluated: the run " << over;
         failedAny = true;
         return;
       }

@@ -21,7 +21,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -100,21 +102,39 @@ struct SuperoptimizePass
       module.emitError("cost-gap must be in [0, 1), got ") << shown;
       return signalPassFailure();
     }
+    // NaN compares false with every elapsed time, so it would never expire.
+    if (!(timeBudget >= 0) || std::isinf(timeBudget)) {
+      std::string shown;
+      llvm::raw_string_ostream(shown) << llvm::format("%g", double(timeBudget));
+      module.emitError("time-budget must be a finite number of seconds >= 0, "
+                       "got ")
+          << shown;
+      return signalPassFailure();
+    }
     ResultCache cache = ResultCache::open(CacheConfig::parse(cachePath));
     if (!cache.error().empty())
       mlir::emitWarning(module.getLoc())
           << "result cache ignored: " << cache.error();
 
     SmallVector<kernel::GraphOp> graphs;
+    takenNames.clear();
+    nameSuffix = 1;
     module.walk([&](kernel::GraphOp g) {
+      if (g.getSymName())
+        takenNames.insert(*g.getSymName());
       if (!g.getReference())
         graphs.push_back(g);
     });
     std::vector<SearchReport> reports;
     unsigned unnamed = 0;
     for (kernel::GraphOp graph : graphs) {
-      if (!graph.getSymName())
-        graph.setSymName("graph" + std::to_string(unnamed++));
+      if (!graph.getSymName()) {
+        std::string name;
+        do
+          name = "graph" + std::to_string(unnamed++);
+        while (!takenNames.insert(name).second);
+        graph.setSymName(name);
+      }
       if (failed(optimize(graph, cache, reports)))
         return signalPassFailure();
     }
@@ -128,6 +148,24 @@ struct SuperoptimizePass
       }
       os << reportsToJSON(reports) << "\n";
     }
+  }
+
+  /// Graph names of the module, the ones this pass gave included.
+  llvm::StringSet<> takenNames;
+  unsigned nameSuffix = 1;
+
+  /// `base`, or `base_<n>` when a graph of the module already has that name:
+  /// a reference pair is found by name, so a duplicate would pair the
+  /// winner with the wrong graph.
+  std::string freshGraphName(StringRef base) {
+    if (takenNames.insert(base).second)
+      return base.str();
+    return SymbolTable::generateSymbolName<64>(
+               base,
+               [&](StringRef n) { return !takenNames.insert(n).second; },
+               nameSuffix)
+        .str()
+        .str();
   }
 
   search::SubexprOracleOptions oracleOptions() const {
@@ -273,7 +311,7 @@ struct SuperoptimizePass
     if (improves) {
       OpBuilder b(graph);
       b.setInsertionPointAfter(graph);
-      winner->name = report.graph + "_opt";
+      winner->name = freshGraphName(report.graph + "_opt");
       winner->reference = report.graph;
       kernel::GraphOp opt =
           kernel::exportKernelGraph(b, graph.getLoc(), *winner, graph.getInputs());

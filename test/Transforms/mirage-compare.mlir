@@ -66,17 +66,33 @@ func.func @missing_reference(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @signature(%x: tensor<4xf32>, %y: tensor<2xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+func.func @signature(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %r = mirage_kernel.graph "ref" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     mirage_kernel.yield %a : tensor<4xf32>
   }
   // expected-error @+1 {{signature differs from reference 'ref'}}
-  %o = mirage_kernel.graph "g" reference "ref" (%y) : (tensor<2xf32>) -> tensor<2xf32> {
-  ^bb0(%a: tensor<2xf32>):
-    mirage_kernel.yield %a : tensor<2xf32>
+  %o:2 = mirage_kernel.graph "g" reference "ref" (%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    mirage_kernel.yield %a, %a : tensor<4xf32>, tensor<4xf32>
   }
-  return %r, %o : tensor<4xf32>, tensor<2xf32>
+  return %r, %o#0 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Issue 23: a graph compared with a reference that reads other values.
+func.func @other_values(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r = mirage_kernel.graph "ref" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    mirage_kernel.yield %a : tensor<4xf32>
+  }
+  // expected-error @+1 {{graph 'g' reads %arg1 as operand #0 where its reference 'ref' reads %arg0: a graph must read the values its reference reads, in the same order}}
+  %o = mirage_kernel.graph "g" reference "ref" (%y) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    mirage_kernel.yield %a : tensor<4xf32>
+  }
+  return %r, %o : tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

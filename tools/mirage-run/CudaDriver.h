@@ -24,6 +24,7 @@ enum ExitCode {
   kExitBadInput = 2,    // bad command line, manifest, PTX or expected file
   kExitNoDriver = 3,    // no libcuda.so.1, cuInit failed or no device
   kExitCudaError = 4,   // any other driver call failed
+  kExitOutOfMemory = 5, // a host allocation failed
 };
 
 namespace cu {

@@ -1,15 +1,14 @@
 //===- Manifest.cpp - Loading and validating manifests --------------------===//
 
 #include "Manifest.h"
+#include "Files.h"
 #include "Json.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace mirage_run {
 
@@ -44,24 +43,6 @@ std::string shapeString(const std::vector<uint64_t> &shape) {
 }
 
 namespace {
-
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return !in.bad();
-}
-
-/// Size of the file at `path`, or -1 when it cannot be opened.
-long long fileSize(const std::string &path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
-    return -1;
-  return (long long)in.tellg();
-}
 
 std::string dirOf(const std::string &path) {
   size_t slash = path.rfind('/');
@@ -240,10 +221,11 @@ bool parseBuffer(const JsonValue &v, size_t index, const std::string &dir,
     if (!f.str("expected", b.expected))
       return false;
     b.expectedPath = resolve(dir, b.expected);
-    long long size = fileSize(b.expectedPath);
-    if (size < 0)
-      return f.fail("cannot open expected file " + b.expectedPath);
-    if ((unsigned long long)size != b.elements * 4)
+    uint64_t size = 0;
+    std::string why;
+    if (!regularFileSize(b.expectedPath, size, why))
+      return f.fail("cannot open expected file " + b.expectedPath + ": " + why);
+    if (size != b.elements * 4)
       return f.fail("expected file " + b.expectedPath + " has " +
                     std::to_string(size) + " bytes, not " +
                     std::to_string(b.elements * 4) + " (" +
@@ -395,9 +377,9 @@ bool checkEntry(const std::string &ptx, const Kernel &k, std::string &err) {
 bool loadManifest(const std::string &path, Manifest &m, std::string &err) {
   m = Manifest();
   m.path = path;
-  std::string text;
-  if (!readFile(path, text)) {
-    err = path + ": cannot read the manifest";
+  std::string text, why;
+  if (!readRegularFile(path, kMaxManifestBytes, text, why)) {
+    err = path + ": cannot read the manifest: " + why;
     return false;
   }
   JsonValue root;
@@ -486,8 +468,8 @@ bool loadManifest(const std::string &path, Manifest &m, std::string &err) {
     }
 
   m.ptxPath = resolve(dir, m.ptx);
-  if (!readFile(m.ptxPath, m.ptxText)) {
-    err = "cannot read the PTX file " + m.ptxPath;
+  if (!readRegularFile(m.ptxPath, kMaxPtxBytes, m.ptxText, why)) {
+    err = "cannot read the PTX file " + m.ptxPath + ": " + why;
     return bad();
   }
   // The driver takes the PTX as one NUL-terminated string.

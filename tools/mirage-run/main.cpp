@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -201,7 +202,7 @@ struct CheckRecord {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   Options opt = parseOptions(argc, argv);
 
   if (opt.selfTest) {
@@ -396,4 +397,19 @@ int main(int argc, char **argv) {
   }
   d.cuCtxDestroy(dev.context);
   return kExitOk;
+}
+
+int main(int argc, char **argv) {
+#if defined(__cpp_exceptions)
+  // Host buffers are sized by the manifest (up to 2^40 elements): a failed
+  // allocation is reported as such, not as an abort or as a bad input.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "mirage-run: out of memory\n");
+    return kExitOutOfMemory;
+  }
+#else
+  return run(argc, argv);
+#endif
 }

@@ -186,5 +186,10 @@ TEST(KernelPlan, TargetsByChip) {
   EXPECT_EQ(lookupTargetByChip("sm_90a")->name, "h100");
   EXPECT_EQ(lookupTargetByChip("sm_80")->name, "a100");
   EXPECT_FALSE(lookupTargetByChip("sm_75"));
+  // Only sm_90 has an architecture-specific variant here; LLVM has no
+  // sm_80a (issue 23).
+  EXPECT_FALSE(lookupTargetByChip("sm_80a"));
+  EXPECT_FALSE(lookupTargetByChip(""));
+  EXPECT_EQ(supportedChips(), "sm_80, sm_90, sm_90a");
   EXPECT_EQ(lookupTarget("h100")->chip, "sm_90");
 }

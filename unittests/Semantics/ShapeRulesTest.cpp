@@ -72,6 +72,18 @@ TEST(ShapeRules, ReduceSizeMustBePositive) {
   EXPECT_EQ(r.error, "reduction size 0 must be positive");
 }
 
+TEST(ShapeRules, TensorSizeLimit) {
+  // Issue 23: a tensor of 2^63 - 1 rows verified, then aborted the
+  // evaluators (std::length_error) and hung the lowering.
+  int64_t side = int64_t(1) << 20;
+  EXPECT_TRUE(checkTensorShape({side, side}).ok());
+  ShapeResult r = checkTensorShape({side, side, 2});
+  EXPECT_EQ(r.error, "tensor [1048576, 1048576, 2] has more than 2^40 "
+                     "elements, the limit");
+  EXPECT_FALSE(
+      checkTensorShape({std::numeric_limits<int64_t>::max(), 4}).ok());
+}
+
 TEST(ShapeRules, NumElementsSaturates) {
   int64_t big = int64_t(1) << 32;
   EXPECT_EQ(numElements({big, big}), std::numeric_limits<int64_t>::max());

@@ -325,12 +325,17 @@ TEST(UGraph, SharedMemoryUsesElementSize) {
   EXPECT_EQ(sharedMemoryBytes(b), 8 * 64 * 2 + 8 * 64 * 8);
 }
 
-TEST(UGraph, SharedMemorySaturates) {
-  // 2^31 × 2^31 × 4 elements of 4 bytes overflow int64; the count must stay
-  // "too large" instead of wrapping around to a small number.
+TEST(UGraph, TensorsOverTheSizeLimitAreRefused) {
+  // 2^31 × 2^31 × 4 elements of 4 bytes overflowed int64 in the shared
+  // memory count; such a tensor is refused where it enters the graph
+  // (kMaxTensorElements), so no count over a graph can overflow.
   UGraph b(Level::Block);
   int64_t big = int64_t(1) << 31;
-  int32_t x = b.addInput({big, big, 4}, ElemType::F32);
-  ASSERT_GE(b.addInputIterator(x, {-1, -1, -1}, -1), 0) << b.error;
-  EXPECT_EQ(sharedMemoryBytes(b), std::numeric_limits<int64_t>::max());
+  EXPECT_LT(b.addInput({big, big, 4}, ElemType::F32), 0);
+  EXPECT_NE(b.error.find("has more than 2^40 elements"), std::string::npos)
+      << b.error;
+  UGraph k(Level::Kernel);
+  int64_t side = int64_t(1) << 20;
+  int32_t x = k.addInput({side, side}, ElemType::F32); // exactly the limit
+  EXPECT_GE(x, 0) << k.error;
 }

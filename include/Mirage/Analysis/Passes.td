@@ -23,6 +23,11 @@ def MirageVerifyEquivalence
     drawn from the system's random source unless `seed` is given, and every
     verdict names the seed used (pass `seed=N` to reproduce a run).
 
+    The bodies are compared input by input, so a graph must read the values
+    its reference reads, in the same order (the same SSA values, in the same
+    function); otherwise it is an error naming the first operand that
+    differs, and the pair is not verified.
+
     Emits a remark on each accepted graph and an error on each graph that is
     not equivalent (or whose outputs match only under a permutation, which is
     named), and fails then. A pair whose tests all pass but whose bound is
@@ -32,7 +37,8 @@ def MirageVerifyEquivalence
     error too. With `dtype-check`, also runs the candidate with
     every value rounded to its element type against the float64 reference and
     warns when the relative error exceeds the type's threshold (e.g. exp
-    overflowing f16). With `formal`, also runs both graphs symbolically
+    overflowing f16); a pair whose float64 runs would not fit in memory
+    skips it with a warning. With `formal`, also runs both graphs symbolically
     (every input element a real variable, the functions outside the field
     uninterpreted) and asks Z3 whether some output element can differ while
     every divisor is nonzero: unsat is a proof for these shapes (remark), sat
@@ -77,7 +83,8 @@ def MirageCheckNumerics : Pass<"mirage-check-numerics", "::mlir::ModuleOp"> {
     bf16 or f32, against the reference in float64 on the same random inputs,
     and reports the largest relative error as a remark, or a warning when it
     exceeds the type's threshold (f16 2e-2, bf16 1e-1, f32 1e-4) or the run
-    overflows. Changes no IR and never fails.
+    overflows. A pair whose runs would not fit in memory is skipped with a
+    warning. Changes no IR and never fails.
 
     ```mlir
     // mirage-opt --mirage-check-numerics x.mlir

@@ -152,8 +152,8 @@ struct VerifyOptions {
   /// seconds passed since the last one (0: none).
   double progressSeconds = 0;
   /// Refuse (Inconclusive, with a message) a check whose evaluations would
-  /// store more field values than this many bytes; 0: half the physical
-  /// memory. Large inputs are generated where read and do not count.
+  /// store more field values than this many bytes; 0: the default budget
+  /// (defaultMemoryLimitBytes, MemoryLimit.h). Large inputs are generated where read and do not count.
   uint64_t memoryLimitBytes = 0;
   /// A mode whose bound is vacuous still runs a few tests, so that a real
   /// difference is reported as NotEquivalent. A caller that only needs an

@@ -90,6 +90,12 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
     (`lowerLoopsToPTX`: blocks and threads, tensor cores, async copies,
     shared memory, NVVM) to one PTX module, and writes into `output-dir`:
 
+    G is the graph's name with characters other than [A-Za-z0-9_] replaced
+    by `_`, made unique: a name that is already a valid symbol is kept, and
+    a graph whose name would repeat another's (ignoring case, for file
+    systems that do) gets the first free `G_<n>`, so no file overwrites
+    another graph's (`a/b` and `a_b` become `a_b_1` and `a_b`).
+
     * `G.<chip>.ptx`: the kernels of G, entry names `G_k0`, `G_k1`, ...;
     * `G.<chip>.manifest.json`: the launch plan for `mirage-run` (buffers with
       role, dtype and shape; kernels with grid, block, static and dynamic
@@ -105,7 +111,8 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
     The chip and the target are one choice: `chip` names the code generator's
     chip, `target` the record (Target.h) the launch plans and the cost model
     use; either follows from the other (sm_90 is h100, sm_80 a100), neither
-    given takes the graph's target, and a pair that disagrees is refused.
+    given takes the graph's target, and a pair that disagrees is refused, as
+    is a chip that is no target's (sm_75: the NVPTX back end would abort).
     A kernel whose plan cannot launch on the target (shared memory, threads)
     is an error naming the kernel and the limit, and so is a kernel whose
     lowering allocated other shared memory than its plan.

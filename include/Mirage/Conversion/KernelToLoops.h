@@ -96,8 +96,10 @@ std::string graphSymbolName(llvm::StringRef name, unsigned ordinal);
 std::string describeKernels(const LaunchPlan &plan);
 
 /// Calls `fn(graph, name)` for every kernel graph under `root` in walk order,
-/// with the graph's symbol name (graphSymbolName); fails if any call did,
-/// after calling all of them (each reports its own errors).
+/// with the graph's symbol name (graphSymbolName), made unique under `root`
+/// ignoring case: a graph whose name is already a valid symbol keeps it, the
+/// others get the first free `<name>_<n>`. Fails if any call did, after
+/// calling all of them (each reports its own errors).
 mlir::LogicalResult forEachKernelGraph(
     mlir::Operation *root,
     llvm::function_ref<mlir::LogicalResult(mlir::Operation *graph,

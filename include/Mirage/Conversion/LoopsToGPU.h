@@ -53,7 +53,8 @@ void registerLoopsToGPUDependentDialects(mlir::DialectRegistry &registry);
 
 struct GpuCodegenOptions {
   /// NVPTX target; sm_80 and sm_90 are tested (sm_90a works the same way).
-  /// The default is the default target's (Target.h: h100 is sm_90).
+  /// The default is the default target's (Target.h: h100 is sm_90). Other
+  /// chips are refused (lookupTargetByChip).
   std::string chip = "sm_90";
   /// PTX ISA; +ptx80 is valid for every chip above and needs a 12.0 driver.
   std::string features = "+ptx80";

@@ -94,7 +94,8 @@ def MirageLoopsToGPU : Pass<"mirage-loops-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
-           "NVPTX target chip (the default target h100's)">,
+           "NVPTX target chip (the default target h100's): sm_80, sm_90 or "
+           "sm_90a; any other is refused before lowering">,
     Option<"features", "features", "std::string", "\"+ptx80\"",
            "NVPTX target features (PTX ISA version)">,
     Option<"optLevel", "O", "int", "3", "NVPTX optimisation level">,

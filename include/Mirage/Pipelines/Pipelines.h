@@ -113,7 +113,8 @@ struct KernelsToGPUPipelineOptions
     : public mlir::PassPipelineOptions<KernelsToGPUPipelineOptions> {
   Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("NVPTX chip: sm_80, sm_90 (the default target's)"),
+      llvm::cl::desc("NVPTX chip: sm_80, sm_90 (the default target's) or "
+                     "sm_90a; any other is refused before lowering"),
       llvm::cl::init("sm_90")};
 };
 

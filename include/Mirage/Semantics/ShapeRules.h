@@ -30,6 +30,13 @@ using AxisMap = std::array<int64_t, 3>;
 constexpr int64_t kMaxRank = 4;
 /// Largest number of thread blocks one graph-defined kernel may launch.
 constexpr int64_t kMaxBlocks = 4096;
+/// Largest number of elements of one tensor: 2^40, 2 TiB in f16, far above
+/// any GPU's memory (a 405B-class layer's largest weight has under 2^31).
+/// It keeps element and byte counts, and their sums over a graph, far inside
+/// int64, and the lowering's divisor search over an extent (√extent steps)
+/// short; without it a tensor of 2^63 - 1 rows verified and then aborted
+/// the evaluators or hung the lowering.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
 
 /// The result of a shape rule: a shape, or a diagnostic. A rule asked not to
 /// explain (the search's enumeration, which tries every operand pair and
@@ -60,7 +67,8 @@ struct ShapeResult {
 int64_t numElements(llvm::ArrayRef<int64_t> shape);
 std::string shapeToString(llvm::ArrayRef<int64_t> shape);
 
-/// Rank and extent checks shared by every tensor in a μGraph.
+/// Rank, extent and size (kMaxTensorElements) checks shared by every tensor
+/// in a μGraph.
 ShapeResult checkTensorShape(llvm::ArrayRef<int64_t> shape);
 
 /// Batched matmul: A[..., m, k] × B[..., k, n] -> [..., m, n]; leading dims equal.

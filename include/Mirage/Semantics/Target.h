@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace mirage {
 
@@ -71,6 +72,9 @@ struct TargetInfo {
   /// Blocks assumed for a pre-defined (library) element-wise or reduction
   /// kernel: one per this many elements of its largest tensor.
   int64_t libraryElemsPerBlock;
+  /// The same part with its architecture-specific features on (sm_90a), a
+  /// chip the code generator also accepts; empty where there is none.
+  llvm::StringRef archSpecificChip;
 
   /// The most one SM pulls from DRAM, however much it keeps in flight.
   double smDramBytesPerSecond() const {
@@ -84,8 +88,14 @@ constexpr llvm::StringLiteral kDefaultTarget = "h100";
 /// Looks a target up by name ("h100", "a100"); std::nullopt if unknown.
 std::optional<TargetInfo> lookupTarget(llvm::StringRef name);
 
-/// The target whose chip is `chip` ("sm_90" -> h100); std::nullopt if none.
+/// The target whose chip is `chip` ("sm_90" or "sm_90a" -> h100);
+/// std::nullopt for every other chip, which the code generator refuses
+/// before lowering (LLVM aborts on some of them).
 std::optional<TargetInfo> lookupTargetByChip(llvm::StringRef chip);
+
+/// The chips lookupTargetByChip accepts, for diagnostics: "sm_80, sm_90,
+/// sm_90a".
+std::string supportedChips();
 
 /// Bytes per element of a μGraph element type (f16/bf16 2, f32 4, f64 8).
 int64_t bytesPerElement(unsigned bitWidth);

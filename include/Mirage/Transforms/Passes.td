@@ -14,7 +14,8 @@ def MirageEvaluate : Pass<"mirage-evaluate", "::mlir::ModuleOp"> {
     graph. An operand defined by a dense floating-point constant
     (`arith.constant`, `tosa.const`) takes the constant's values instead of
     random ones; with `print-all` every output's values are printed too.
-    Changes no IR.
+    A graph whose run would not fit in memory (MemoryLimit.h) is an error,
+    before anything is allocated. Changes no IR.
 
     ```mlir
     // mirage-opt --mirage-evaluate="seed=7" x.mlir
@@ -37,7 +38,9 @@ def MirageCompare : Pass<"mirage-compare", "::mlir::ModuleOp"> {
     module, evaluates both in float64 on the same seeded random inputs
     (several trials) and compares their outputs in order. Reports the largest
     relative error as a remark, or an error on the graph when it exceeds
-    `tolerance` or the signatures differ. Changes no IR.
+    `tolerance`, the signatures differ, the graph does not read the values
+    its reference reads in the same order, or the runs would not fit in
+    memory. Changes no IR.
 
     ```mlir
     %r = mirage_kernel.graph "ref" (...) ...
@@ -65,12 +68,14 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     finite-field verifier, real grid and for-loop sizes chosen by the cost
     model of `target`, and the winner verified again at the real shapes.
 
-    A cheaper winner is inserted after the original as `<name>_opt` with
-    `reference "<name>"`, and all uses are redirected; the original stays as
-    the reference (it has no uses left). Results are cached in an SQLite file
-    keyed by the graph's canonical hash, the target and the options; a
-    remark summarises each graph, and `report` writes a JSON report; the
-    search counters are also pass statistics (`--mlir-pass-statistics`).
+    A cheaper winner is inserted after the original as `<name>_opt` (or,
+    when the module has a graph of that name, the first free
+    `<name>_opt_<n>`) with `reference "<name>"`, and all uses are
+    redirected; the original stays as the reference (it has no uses left).
+    Results are cached in an SQLite file keyed by the graph's canonical
+    hash, the target and the options; a remark summarises each graph, and
+    `report` writes a JSON report; the search counters are also pass
+    statistics (`--mlir-pass-statistics`).
     A search that runs longer than `progress-after` seconds prints one
     progress line per round (and every 2 s) on stderr: round, states,
     pruned, best cost so far, elapsed; `progress=false` silences it. The
@@ -113,9 +118,10 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "search threads (0: all cores)">,
     Option<"timeBudget", "time-budget", "double",
            "::mirage::search::defaults::kTimeBudgetSeconds",
-           "seconds of search per graph; then the best result so far is "
-           "used. The final full-shape verification of the winner is not "
-           "bounded by it (reported apart)">,
+           "seconds of search per graph, finite and >= 0; then the best "
+           "result so far is used, and a graph left unchanged says the "
+           "search timed out. The final full-shape verification of the "
+           "winner is not bounded by it (reported apart)">,
     Option<"cachePath", "cache", "std::string", "\"\"",
            "result cache: empty for the default file in the user cache "
            "directory, 'off' to disable, or a path">,

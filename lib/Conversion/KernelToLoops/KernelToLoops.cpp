@@ -13,6 +13,7 @@
 #include "KernelEmitter.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mirage {
 #define GEN_PASS_DEF_MIRAGELOWERKERNELSTOLOOPS
@@ -47,13 +48,38 @@ LogicalResult mirage::forEachKernelGraph(
     function_ref<LogicalResult(Operation *, StringRef)> fn) {
   SmallVector<kernel::GraphOp> graphs;
   root->walk([&](kernel::GraphOp g) { graphs.push_back(g); });
-  bool ok = true;
-  unsigned ordinal = 0;
-  for (kernel::GraphOp g : graphs) {
-    std::string name =
-        graphSymbolName(g.getSymName() ? *g.getSymName() : "", ordinal++);
-    ok &= succeeded(fn(g, name));
+  // The names become symbols and file names (G.sm_90.ptx), so two graphs
+  // must never share one: "a/b" and "a_b", or "A" and "a" on a file system
+  // that ignores case, would overwrite each other's files. A name that is
+  // already a valid symbol is kept; the others take the first free
+  // "<name>_<n>".
+  SmallVector<std::string> names(graphs.size());
+  llvm::StringSet<> taken; // lower-case
+  for (auto [i, g] : llvm::enumerate(graphs)) {
+    std::string base = graphSymbolName(g.getSymName().value_or(""), i);
+    if (g.getSymName() && base == *g.getSymName() &&
+        taken.insert(StringRef(base).lower()).second)
+      names[i] = base;
   }
+  for (auto [i, g] : llvm::enumerate(graphs)) {
+    if (!names[i].empty())
+      continue;
+    std::string base = graphSymbolName(g.getSymName().value_or(""), i);
+    if (taken.insert(StringRef(base).lower()).second) {
+      names[i] = base;
+      continue;
+    }
+    unsigned suffix = 1;
+    names[i] = SymbolTable::generateSymbolName<64>(
+                   base,
+                   [&](StringRef n) { return !taken.insert(n.lower()).second; },
+                   suffix)
+                   .str()
+                   .str();
+  }
+  bool ok = true;
+  for (auto [g, name] : llvm::zip(graphs, names))
+    ok &= succeeded(fn(g, name));
   return success(ok);
 }
 

@@ -71,8 +71,9 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     if (!chip.empty()) {
       std::optional<TargetInfo> byChip = lookupTargetByChip(chip);
       if (!byChip)
-        return graph.emitError() << "unknown chip '" << chip
-                                 << "' (sm_80, sm_90, sm_90a)";
+        return graph.emitError() << "unsupported chip '" << chip
+                                 << "' (supported: " << supportedChips()
+                                 << ")";
       if (t && t->name != byChip->name)
         return graph.emitError()
                << "chip '" << chip << "' is not the chip of target '"

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Semantics/Target.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -125,6 +126,11 @@ FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
 FailureOr<mirage::PtxModule> lowerInPlace(ModuleOp kernels,
                                           const mirage::GpuCodegenOptions &o,
                                           Stage last) {
+  // The NVPTX back end aborts ("Cannot select") on chips without the
+  // instructions the lowering emits: only the targets' chips get that far.
+  if (!mirage::lookupTargetByChip(o.chip))
+    return kernels.emitError("unsupported chip '")
+           << o.chip << "' (supported: " << mirage::supportedChips() << ")";
   // Work on a copy: on failure the caller's module stays as it was.
   OwningOpRef<ModuleOp> work(cast<ModuleOp>(kernels->clone()));
   FailureOr<mirage::PtxModule> result = runStages(*work, o, last);

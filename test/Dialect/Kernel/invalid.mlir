@@ -98,6 +98,20 @@ func.func @rank_above_four(%x: tensor<1x2x2x2x8xf32>) {
 
 // -----
 
+// Issue 23: a tensor of 2^63 - 1 rows verified, then aborted the evaluators
+// (std::length_error) and hung the lowering.
+func.func @rows_2_63(%x: tensor<9223372036854775807x4xf32>) {
+  // expected-error @+1 {{tensor [9223372036854775807, 4] has more than 2^40 elements, the limit}}
+  %o = mirage_kernel.graph (%x) : (tensor<9223372036854775807x4xf32>) -> tensor<9223372036854775807x4xf32> {
+  ^bb0(%a: tensor<9223372036854775807x4xf32>):
+    %e = mirage_kernel.unary exp %a : tensor<9223372036854775807x4xf32>
+    mirage_kernel.yield %e : tensor<9223372036854775807x4xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @dynamic_input(%x: tensor<?x64xf32>) {
   // expected-error @+1 {{tensors must be statically shaped}}
   %o = mirage_kernel.graph (%x) : (tensor<?x64xf32>) -> tensor<?x64xf32> {

@@ -6,6 +6,8 @@
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
 #include "Mirage/Semantics/Target.h"
 
+#include "mlir/IR/AsmState.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -210,6 +212,47 @@ GraphOp mirage::kernel::exportKernelGraph(OpBuilder &builder, Location loc,
   return graph;
 }
 
+/// Why `cand` does not read what its reference reads, or "" when it does.
+/// The verifiers compare the two bodies input by input, so a graph bound to
+/// other values, or to the same ones in another order, would be verified
+/// as a different program from the one the module runs.
+static std::string bindingMismatch(GraphOp cand, GraphOp ref) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "graph '" << cand.getSymName().value_or("<unnamed>") << "' ";
+  const std::string rule =
+      ": a graph must read the values its reference reads, in the same order";
+  Operation *scope = cand->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (scope != ref->getParentWithTrait<OpTrait::IsIsolatedFromAbove>()) {
+    os << "and its reference '" << *cand.getReference()
+       << "' are in different functions" << rule;
+    return out;
+  }
+  OperandRange a = cand.getInputs(), b = ref.getInputs();
+  if (a.size() != b.size()) {
+    auto values = [](size_t n) {
+      return std::to_string(n) + (n == 1 ? " value" : " values");
+    };
+    os << "reads " << values(a.size()) << " where its reference '"
+       << *cand.getReference() << "' reads " << values(b.size()) << rule;
+    return out;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i])
+      continue;
+    // Names as the enclosing function prints them (%arg0, %0, ...).
+    AsmState state(scope);
+    os << "reads ";
+    a[i].printAsOperand(os, state);
+    os << " as operand #" << i << " where its reference '"
+       << *cand.getReference() << "' reads ";
+    b[i].printAsOperand(os, state);
+    os << rule;
+    return out;
+  }
+  return "";
+}
+
 LogicalResult kernel::collectReferencePairs(
     Operation *root, SmallVectorImpl<std::pair<GraphOp, GraphOp>> &pairs) {
   llvm::StringMap<GraphOp> byName;
@@ -227,6 +270,11 @@ LogicalResult kernel::collectReferencePairs(
     auto it = byName.find(*op.getReference());
     if (it == byName.end()) {
       op.emitError("reference graph '") << *op.getReference() << "' not found";
+      ok = false;
+      continue;
+    }
+    if (std::string why = bindingMismatch(op, it->second); !why.empty()) {
+      op.emitError(why);
       ok = false;
       continue;
     }

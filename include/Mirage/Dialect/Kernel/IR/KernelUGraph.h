@@ -18,9 +18,10 @@ GraphOp exportKernelGraph(mlir::OpBuilder &builder, mlir::Location loc,
                           const UGraph &g, mlir::ValueRange inputs);
 
 /// Pairs every graph under `root` that names a `reference` with the graph of
-/// that name, in walk order. Emits an error on a duplicate graph name and on a
-/// reference that names no graph (that graph is left out); fails if it
-/// emitted any.
+/// that name, in walk order. Emits an error on a duplicate graph name, on a
+/// reference that names no graph, and on a graph that does not read the
+/// values its reference reads in the same order (the operands that differ
+/// are named); such a graph is left out. Fails if it emitted any.
 mlir::LogicalResult collectReferencePairs(
     mlir::Operation *root,
     llvm::SmallVectorImpl<std::pair<GraphOp, GraphOp>> &pairs);

@@ -1,0 +1,41 @@
+//===- MemoryLimit.h - What an evaluation may hold in memory ----*- C++ -*-===//
+//
+// The one memory budget of the evaluators and the verifier: a run whose
+// stored values would exceed it is refused with a diagnostic before anything
+// is allocated, instead of aborting in the allocator (std::length_error,
+// std::bad_alloc) or being killed by the system. Tensor sizes themselves are
+// bounded by kMaxTensorElements (ShapeRules.h), so the byte counts below
+// cannot overflow.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEMANTICS_MEMORYLIMIT_H
+#define MIRAGE_SEMANTICS_MEMORYLIMIT_H
+
+#include "Mirage/Semantics/UGraph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mirage {
+
+/// Half the machine's physical memory (8 GiB where unknown).
+uint64_t defaultMemoryLimitBytes();
+
+/// The bytes that float64 runs of `graphs`, one after the other on one set
+/// of stored random inputs (RandomInputs.h), hold at most at once: the
+/// inputs, and every graph's stored values and outputs (an output is kept
+/// until all graphs ran, for the comparison).
+uint64_t float64RunBytes(llvm::ArrayRef<const UGraph *> graphs);
+
+/// "" when `bytes` fit in `limit` (0: defaultMemoryLimitBytes()), else
+/// "would hold <x> GiB of <what>, over the limit of <y> GiB", for a
+/// diagnostic that names the run first.
+std::string memoryOverLimit(uint64_t bytes, llvm::StringRef what,
+                            uint64_t limit = 0);
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_MEMORYLIMIT_H
