@@ -268,6 +268,65 @@ struct Expander {
     return emit(op, std::move(b), "reduce");
   }
 
+  /// rms_norm in two kernels, for rows too wide for one block's tiles:
+  /// kernel 1 folds each row's squares over a for-loop of column chunks
+  /// (the rms_last accumulator, whose count spans the loop: AccumRules.h),
+  /// kernel 2 divides every element by its row's rms and applies the
+  /// weight, on a grid over rows and columns.
+  bool rmsNormTwoKernels(const UOp &op) {
+    const Shape &xs = val(op.operands[0]).shape;
+    const ElemType type = val(op.operands[0]).type;
+    int64_t r = xs.size();
+    Shape rowsShape = xs;
+    rowsShape.back() = 1;
+    Partition rows = partition(rowsShape, 1, 1, {r - 1});
+    int64_t rowsPerBlock = numElements(rows.tile);
+    int64_t chunk = divisorAtMost(
+        xs.back(), std::max<int64_t>(opt.elementwiseTileElems / rowsPerBlock,
+                                     target.mma.n));
+    int64_t forloop = xs.back() / chunk;
+    UGraph a(Level::Block);
+    a.grid = rows.grid;
+    a.forloopRange = forloop;
+    int32_t ax = a.addInput(xs, type);
+    int32_t at = a.addInputIterator(ax, rows.map, forloop > 1 ? r - 1 : -1);
+    int32_t rms = a.addAccum(AccumKind::rms_last, at, -1, 0, op.scalar);
+    a.markOutput(a.addOutputSaver(rms, rows.map));
+    if (!a.error.empty())
+      return fail(op, "rms_norm", a.error);
+    if (planKernel(a, target).sharedBytes > opt.sharedMemoryBytes)
+      return fail(op, "rms_norm", "a row chunk does not fit in shared memory");
+    int32_t rmsValue = out.addCustom({map[op.operands[0]]}, std::move(a));
+    if (rmsValue < 0)
+      return fail(op, "rms_norm", out.error);
+
+    Partition p = partition(xs, opt.elementwiseTileElems, 256);
+    UGraph b(Level::Block);
+    b.grid = p.grid;
+    b.forloopRange = 1;
+    int32_t bx = b.addInput(xs, type);
+    int32_t br = b.addInput(rowsShape, type);
+    int32_t y = b.addBinary(BinaryKind::div, b.addInputIterator(bx, p.map, -1),
+                            b.addInputIterator(
+                                br, operandMap(p, rowsShape, xs), -1));
+    llvm::SmallVector<int32_t, 3> operands{map[op.operands[0]], rmsValue};
+    if (op.operands.size() > 1) {
+      const UValue &w = val(op.operands[1]);
+      int32_t bw = b.addInput(w.shape, w.type);
+      y = b.addBinary(BinaryKind::mul, y,
+                      b.addInputIterator(bw, operandMap(p, w.shape, xs), -1));
+      operands.push_back(map[op.operands[1]]);
+    }
+    b.markOutput(saveInLoop(b, y, p.map));
+    if (!b.error.empty())
+      return fail(op, "rms_norm", b.error);
+    int32_t first = out.addCustom(operands, std::move(b));
+    if (first < 0)
+      return fail(op, "rms_norm", out.error);
+    map[op.results[0]] = first;
+    return true;
+  }
+
   bool rmsNorm(const UOp &op) {
     const Shape &xs = val(op.operands[0]).shape;
     int64_t r = xs.size();
@@ -285,6 +344,11 @@ struct Expander {
       y = b.addBinary(BinaryKind::mul, y, b.addAccum(AccumKind::sum, wt, -1, 0));
     }
     b.markOutput(b.addOutputSaver(y, p.map));
+    // Rows too wide for one block's tiles (f32 sums of a 16384-wide row
+    // alone are 64 KiB each) take the two-kernel form.
+    if (b.error.empty() &&
+        planKernel(b, target).sharedBytes > opt.sharedMemoryBytes)
+      return rmsNormTwoKernels(op);
     return emit(op, std::move(b), "rms_norm");
   }
 
