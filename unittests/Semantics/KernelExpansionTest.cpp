@@ -114,12 +114,37 @@ TEST(KernelExpansion, SixWorkloadReferencesAndBestGraphs) {
 }
 
 TEST(KernelExpansion, TooLargeForSharedMemoryIsAnError) {
+  // A concat keeps its concatenated dim whole in a block: 2^20 f32 columns
+  // cannot fit.
   UGraph g;
-  int32_t x = g.addInput({2, 1 << 20}, ElemType::F32);
-  g.markOutput(g.addRmsNorm(x, -1, 0));
+  int32_t x = g.addInput({2, 1 << 19}, ElemType::F32);
+  int32_t y = g.addInput({2, 1 << 19}, ElemType::F32);
+  g.markOutput(g.addConcat(x, y, 1));
   std::string err;
   KernelExpansionOptions o;
   EXPECT_FALSE(expandPredefinedKernels(g, o, err).has_value());
-  EXPECT_NE(err.find("rms_norm"), std::string::npos) << err;
+  EXPECT_NE(err.find("concat"), std::string::npos) << err;
   EXPECT_NE(err.find("shared memory"), std::string::npos) << err;
+}
+
+TEST(KernelExpansion, RowsTooWideForOneBlockTakeTwoKernels) {
+  // 16,384 f16 columns with a weight: the one-kernel form needs 263 KB of
+  // tiles; the expansion folds each row's squares over column chunks in one
+  // kernel and divides and weighs in a second, equal to the op.
+  UGraph g;
+  int32_t x = g.addInput({2, 16384}, ElemType::F16);
+  int32_t w = g.addInput({1, 16384}, ElemType::F16);
+  g.markOutput(g.addRmsNorm(x, w, 1e-5));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  int kernels = 0;
+  for (const UOp &op : e->ops)
+    kernels += op.kind == OpKind::Custom;
+  EXPECT_EQ(kernels, 2);
+  expectExpansionEqual(g);
+  // Without the weight too.
+  UGraph h;
+  h.markOutput(h.addRmsNorm(h.addInput({4, 1 << 20}, ElemType::F32), -1, 0));
+  ASSERT_TRUE(expandPredefinedKernels(h, {}, err).has_value()) << err;
 }

@@ -288,6 +288,23 @@ struct BlockImporter {
     for (Value v : outs)
       ys.push_back(map.lookup(v));
     mk::YieldOp::create(ib, loc, ys);
+    // Copies only (identity generics): the group computes nothing, and a
+    // graph of no kernel would only fail downstream (issue 22). Its values
+    // are forwarded instead; the copies die with their last user.
+    if (llvm::hasSingleElement(body->getOperations())) {
+      SmallVector<Value> forwarded;
+      for (Value y : ys)
+        forwarded.push_back(ins[cast<BlockArgument>(y).getArgNumber()]);
+      g->erase();
+      for (auto [cv, f] : llvm::zip(outs, forwarded)) {
+        Value(cv).replaceUsesWithIf(f, [&](OpOperand &use) {
+          Operation *anc = block.findAncestorOpInBlock(*use.getOwner());
+          return !(anc && inG.contains(anc));
+        });
+        replacedBy[cv] = f;
+      }
+      return success();
+    }
     {
       ScopedDiagnosticHandler silence(g->getContext(),
                                       [](Diagnostic &) { return success(); });

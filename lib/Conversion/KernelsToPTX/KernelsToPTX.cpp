@@ -112,6 +112,15 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     if (!plan)
       return graph.emitError() << "cannot lower graph '" << name
                                << "': " << error;
+    // A graph whose outputs are its inputs (an identity or a pure
+    // forwarding left by the importer) runs nothing on the GPU: nothing to
+    // write, and nothing wrong with the program.
+    if (plan->kernels.empty()) {
+      graph.emitRemark() << "graph '" << name
+                         << "' computes no kernel (its outputs are its "
+                            "inputs): no PTX written";
+      return success();
+    }
     for (const KernelLaunch &k : plan->kernels)
       if (!k.plan.launchable)
         return graph.emitError() << "graph '" << name << "': kernel '"
