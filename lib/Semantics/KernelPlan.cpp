@@ -194,8 +194,8 @@ std::optional<ReductionPlan> reductionShape(const UGraph &g, const UOp &op) {
   return std::nullopt;
 }
 
-/// Lanes per output: as many as the block's threads allow, up to a warp,
-/// and a power of two that divides the chunks (every lane folds as many).
+/// Lanes per output: as many as the block's threads allow, and a power of
+/// two that divides the chunks (every lane folds as many).
 int64_t reductionLanes(int64_t outputs, int64_t chunks, int64_t threads) {
   int64_t lanes = 1;
   while (lanes * 2 <= kMaxReductionLanes && chunks % (lanes * 2) == 0 &&
@@ -205,16 +205,16 @@ int64_t reductionLanes(int64_t outputs, int64_t chunks, int64_t threads) {
 }
 
 /// Dependent steps of the longest per-thread chain of reduction `r` of op
-/// `op` (per run): the lanes' folds, the fold of the lanes, and for
-/// rms_norm the division phase.
+/// `op` (per run): the lanes' folds, the tree over the lanes (one step per
+/// level), and for rms_norm the division phase.
 int64_t serialSteps(const UGraph &g, const UOp &op, const ReductionPlan &r,
                     int64_t threads) {
   auto perThread = [&](int64_t items) {
     return llvm::divideCeil(std::max<int64_t>(1, items), threads);
   };
   int64_t steps = perThread(r.outputs * r.lanes) * llvm::divideCeil(r.chunks, r.lanes);
-  if (r.lanes > 1)
-    steps += perThread(r.outputs) * r.lanes;
+  for (int64_t half = r.lanes / 2; half >= 1; half /= 2)
+    steps += perThread(r.outputs * half);
   if (op.kind == OpKind::RmsNorm)
     steps += r.lanes > 1 ? perThread(r.outputs * r.chunks) : r.chunks;
   return steps;

@@ -171,14 +171,32 @@ TEST(KernelPlan, SerialReductionsAreCounted) {
   ASSERT_TRUE(b.error.empty()) << b.error;
   KernelPlan p = planKernel(b, h100());
   // 8 rows x 16 lanes fill the 128 threads: each lane folds 4096 / 16
-  // chunks, a row's thread then folds the 16 lanes; twice (two iterations).
+  // chunks, then a tree folds the 16 lanes in 4 levels; twice (two
+  // iterations).
   ASSERT_EQ(p.reductions.size(), 1u);
   EXPECT_EQ(p.reductions[0].lanes, 16);
-  EXPECT_EQ(p.serialSteps, 2 * (4096 / 16 + 16));
+  EXPECT_EQ(p.serialSteps, 2 * (4096 / 16 + 4));
   const TilePlan *scratch = p.scratchOf(p.reductions[0].op);
   ASSERT_NE(scratch, nullptr);
   EXPECT_EQ(scratch->shape, (Shape{8, 16}));
   EXPECT_EQ(scratch->storage, ElemType::F32);
+}
+
+TEST(KernelPlan, ARowAloneIsFoldedByTheWholeBlock) {
+  // One row of 8192 per block: 128 lanes (every thread, not one warp),
+  // each folding 64 chunks, then 7 tree levels.
+  UGraph b(Level::Block);
+  b.grid = {1, 1, 1};
+  b.forloopRange = 1;
+  int32_t bx = b.addInput({1, 8192}, ElemType::F16);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, -1);
+  int32_t acc = b.addAccum(AccumKind::rms_last, xt, -1, 1);
+  b.markOutput(b.addOutputSaver(acc, {-1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  KernelPlan p = planKernel(b, h100());
+  ASSERT_EQ(p.reductions.size(), 1u);
+  EXPECT_EQ(p.reductions[0].lanes, 128);
+  EXPECT_EQ(p.serialSteps, 8192 / 128 + 7);
 }
 
 TEST(KernelPlan, TargetsByChip) {

@@ -28,8 +28,9 @@ constexpr int64_t kPlanThreadsPerBlock = 128;
 /// 16-byte copies is unrolled into one cp.async commit group; beyond it
 /// every copy is waited for on its own.
 constexpr int64_t kMaxGroupedCopiesPerThread = 16;
-/// Most threads that reduce one output together (one warp).
-constexpr int64_t kMaxReductionLanes = 32;
+/// Most threads that reduce one output together (the whole block: a row
+/// alone in its block is folded by every thread, then by a tree).
+constexpr int64_t kMaxReductionLanes = kPlanThreadsPerBlock;
 /// The most pipeline stages (buffers of a loop-copied tile) a plan uses.
 constexpr int64_t kMaxPipelineStages = 4;
 /// Alignment of each static shared buffer (cp.async and ldmatrix rows).

@@ -65,17 +65,25 @@ void BlockEmitter::rowReduction(
     memref::StoreOp::create(ob, loc, convert(ob, foldLane(ob, out, lane), t),
                             buf, ValueRange{out, lane});
   });
+  auto at = [&](OpBuilder &lb, Value out, Value l) {
+    return convert(lb, memref::LoadOp::create(lb, loc, buf, ValueRange{out, l}),
+                   computeType());
+  };
+  // A tree over the lanes, one phase (and barrier) per level: lane l folds
+  // lane l + half into itself, so lane 0 ends with the whole row in
+  // log2(lanes) steps instead of `lanes`.
+  for (int64_t half = lanes / 2; half >= 1; half /= 2)
+    threadPhase(outputs * half, [&](OpBuilder &ob, Value e) {
+      AffineExpr d = getAffineDimExpr(0, ctx());
+      Value out = apply(ob, d.floorDiv(half), e);
+      Value lane = apply(ob, d % half, e);
+      Value other = apply(ob, d % half + half, e);
+      Value sum = combine(ob, at(ob, out, lane), at(ob, out, other));
+      memref::StoreOp::create(ob, loc, convert(ob, sum, t), buf,
+                              ValueRange{out, lane});
+    });
   threadPhase(outputs, [&](OpBuilder &ob, Value out) {
-    auto at = [&](OpBuilder &lb, int64_t l) {
-      return convert(lb,
-                     memref::LoadOp::create(lb, loc, buf,
-                                            ValueRange{out, index(lb, l)}),
-                     computeType());
-    };
-    Value acc = at(ob, 0);
-    for (int64_t l = 1; l < lanes; ++l)
-      acc = combine(ob, acc, at(ob, l));
-    finish(ob, out, acc);
+    finish(ob, out, at(ob, out, index(ob, 0)));
   });
 }
 

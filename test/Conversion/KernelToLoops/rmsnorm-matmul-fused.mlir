@@ -69,13 +69,31 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: vector.contract {{.*}} : vector<16x16xf16>, vector<8x16xf16> into vector<16x8xf32>
 // CHECK: } {mapping = [#gpu.warp<linear_dim_0>]}
 // The rms_last combine squares and sums the row: 16 lanes per row (one
-// chunk each here) write the scratch, then one thread per row folds the
-// lanes into the state.
+// chunk each here) write the scratch, then a tree of 4 phases folds lane
+// l + h into lane l (h = 8, 4, 2, 1), and one thread per row reads lane 0
+// into the state.
 // CHECK: arith.mulf
 // CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK: } {mapping = [#gpu.thread<x>]}
 // CHECK: scf.forall
-// CHECK-COUNT-16: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.forall
+// CHECK-COUNT-2: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.forall
+// CHECK-COUNT-2: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.forall
+// CHECK-COUNT-2: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: scf.forall
+// CHECK: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK: } {mapping = [#gpu.thread<x>]}
 // CHECK: }
 // After the loop: sqrt(Σx²/64), the division, the saver.
