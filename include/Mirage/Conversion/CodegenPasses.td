@@ -145,6 +145,19 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "allow tf32 tensor cores for f32 matmuls">,
   ];
+  let statistics = [
+    Statistic<"numGraphsWritten", "graphs-written",
+              "kernel graphs written as PTX and a manifest">,
+    Statistic<"numKernels", "kernels", "GPU kernels written">,
+    Statistic<"numMatmuls", "matmuls", "block matmuls in the kernels">,
+    Statistic<"numTensorCoreMatmuls", "tensor-core-matmuls",
+              "block matmuls on tensor cores (mma.sync), by the launch plan">,
+    Statistic<"numPipelinedKernels", "pipelined-kernels",
+              "kernels whose for-loop copies run in a multi-stage cp.async "
+              "pipeline">,
+    Statistic<"numAsyncCopies", "async-copies",
+              "tile copies issued as grouped 16-byte cp.async">,
+  ];
 }
 
 #endif // MIRAGE_CONVERSION_CODEGENPASSES_TD

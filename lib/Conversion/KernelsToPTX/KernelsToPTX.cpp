@@ -205,7 +205,15 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     for (const KernelLaunch &k : plan->kernels) {
       matmuls += static_cast<int64_t>(k.plan.matmuls.size());
       onTensorCores += k.plan.tensorCoreMatmuls();
+      numPipelinedKernels += k.plan.stages > 1;
+      if (asyncCopies)
+        for (const CopyPlan &c : k.plan.copies)
+          numAsyncCopies += c.grouped;
     }
+    ++numGraphsWritten;
+    numKernels += plan->kernels.size();
+    numMatmuls += matmuls;
+    numTensorCoreMatmuls += onTensorCores;
     graph.emitRemark() << "graph '" << name << "': wrote "
                        << path(info.ptxFile) << " and " << path(manifestFile)
                        << " (" << describeKernels(*plan) << ", "
