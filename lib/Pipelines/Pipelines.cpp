@@ -86,6 +86,8 @@ void mirage::buildSuperoptimizeToPTXPipeline(
   ptx.target = target;
   ptx.chip = options.chip;
   ptx.outputDir = options.outputDir;
+  // A whole program is written even when one graph cannot be lowered.
+  ptx.keepGoing = true;
   if (options.chip.empty() || (byChip && byChip->name == target))
     mirage::buildSuperoptimizeStages(pm, options, target);
   pm.addPass(createMirageKernelsToPTX(ptx));

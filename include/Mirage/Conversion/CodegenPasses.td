@@ -144,6 +144,11 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
            "turn 16-byte global-to-shared copies into cp.async">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "allow tf32 tensor cores for f32 matmuls">,
+    Option<"keepGoing", "keep-going", "bool", /*default=*/"false",
+           "a graph that cannot be lowered gets a warning and no files, and "
+           "the module's other graphs are still written (the "
+           "mirage-superoptimize-to-ptx pipeline sets it); a wrong target "
+           "or chip still fails the pass">,
   ];
   let statistics = [
     Statistic<"numGraphsWritten", "graphs-written",

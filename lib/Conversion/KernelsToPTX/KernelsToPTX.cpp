@@ -222,9 +222,57 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     return success();
   }
 
+  /// The target and chip options, checked once for the module: a wrong
+  /// configuration fails the pass even with keep-going.
+  LogicalResult checkOptions() {
+    if (!target.empty() && !lookupTarget(target))
+      return getOperation()->emitError()
+             << "unknown target '" << target << "' (h100, a100)";
+    if (chip.empty())
+      return success();
+    std::optional<TargetInfo> byChip = lookupTargetByChip(chip);
+    if (!byChip)
+      return getOperation()->emitError()
+             << "unsupported chip '" << chip
+             << "' (supported: " << supportedChips() << ")";
+    if (!target.empty() && byChip->name != target)
+      return getOperation()->emitError()
+             << "chip '" << chip << "' is not the chip of target '" << target
+             << "' (" << lookupTarget(target)->chip
+             << "); name one of them, or target=" << byChip->name;
+    return success();
+  }
+
+  /// With keep-going, a graph whose lowering fails is reported in warnings
+  /// (its errors, reworded) and the pass goes on (issue 22: a whole program
+  /// never fails for one graph).
+  LogicalResult emitGraphOrWarn(kernel::GraphOp graph, const std::string &name) {
+    if (!keepGoing)
+      return emitGraph(graph, name);
+    SmallVector<std::pair<Location, std::string>> errors;
+    LogicalResult r = failure();
+    {
+      ScopedDiagnosticHandler collect(&getContext(), [&](Diagnostic &d) {
+        if (d.getSeverity() != DiagnosticSeverity::Error)
+          return failure(); // remarks and warnings go on to the caller
+        errors.push_back({d.getLocation(), d.str()});
+        return success();
+      });
+      r = emitGraph(graph, name);
+    }
+    if (succeeded(r))
+      return success();
+    for (auto &[loc, message] : errors)
+      emitWarning(loc) << message << " (graph '" << name
+                       << "' left without PTX; the other graphs are written)";
+    return success();
+  }
+
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     auto emit = [&](Operation *g, StringRef name) {
-      return emitGraph(cast<kernel::GraphOp>(g), name.str());
+      return emitGraphOrWarn(cast<kernel::GraphOp>(g), name.str());
     };
     if (failed(forEachKernelGraph(getOperation(), emit)))
       signalPassFailure();
