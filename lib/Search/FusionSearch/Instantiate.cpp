@@ -84,6 +84,18 @@ static std::vector<int64_t> gridCandidates(int64_t n) {
   return out;
 }
 
+/// Blocks launched by a kernel graph's custom kernels.
+static int64_t launchedBlocks(const UGraph &k) {
+  int64_t blocks = 0;
+  for (const UOp &op : k.ops)
+    if (op.kind == OpKind::Custom && op.body >= 0 &&
+        op.body < static_cast<int32_t>(k.bodies.size())) {
+      const GridDims &g = k.bodies[op.body].grid;
+      blocks += g[0] * g[1] * g[2];
+    }
+  return blocks;
+}
+
 std::vector<Instance> fusion::cheapestInstances(
     const Found &f, const Pattern &pat, const IndexClasses &classes,
     const UGraph &reference, const CostFn &cost, bool split,
@@ -99,7 +111,13 @@ std::vector<Instance> fusion::cheapestInstances(
       g = std::move(*stable);
     }
     double s = cost(g);
-    if (s < best.seconds) {
+    // On an equal estimate the larger grid: 128 and 256 blocks of the
+    // same work cost the same on 132 SMs by the model (the busiest SM moves
+    // 1/128 of it either way), but 256 keeps every SM busy and more bytes
+    // in flight (FusionSearch.md, "Grid extents").
+    if (s < best.seconds ||
+        (s == best.seconds && best.valid() &&
+         launchedBlocks(g) > launchedBlocks(best.graph))) {
       best.graph = std::move(g);
       best.seconds = s;
     }
