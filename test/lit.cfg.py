@@ -29,6 +29,7 @@ tools = [
     ToolSubst("FileCheck", unresolved="fatal"),
     ToolSubst("not", unresolved="fatal"),
     ToolSubst("count", unresolved="fatal"),
+    ToolSubst("mirage-cache-poison", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="ignore"),
     ToolSubst("mlir-runner", unresolved="ignore"),
     # Not fatal: a build that has not made mirage-run yet fails only the
