@@ -38,6 +38,11 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# A sanitized build reserves terabytes of shadow address space, so tests that
+# lower the process's address-space limit say `UNSUPPORTED: sanitizer`.
+if config.mirage_sanitizer:
+    config.available_features.add("sanitizer")
+
 # Features for tests that need the CUDA toolkit (ptxas) or a GPU. Tests that
 # need them say `REQUIRES: ptxas` / `REQUIRES: cuda-gpu` and are reported
 # UNSUPPORTED where they are missing, never silently passed.
