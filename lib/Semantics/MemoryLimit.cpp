@@ -1,5 +1,6 @@
 //===- MemoryLimit.cpp - What an evaluation may hold in memory ------------===//
 #include "Mirage/Semantics/MemoryLimit.h"
+#include "Mirage/Semantics/CounterInputs.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 
@@ -108,6 +109,23 @@ uint64_t mirage::float64RunBytes(llvm::ArrayRef<const UGraph *> graphs) {
     elements += numElements(first.values[v].shape);
   for (const UGraph *g : graphs)
     elements += Evaluator<Float64Semantics>::storedElementsBound(*g, {});
+  return elements * sizeof(double);
+}
+
+uint64_t mirage::float64CheckBytes(llvm::ArrayRef<const UGraph *> graphs) {
+  if (graphs.empty())
+    return 0;
+  const UGraph &first = *graphs.front();
+  llvm::SmallVector<bool, 8> gen;
+  uint64_t elements = 0;
+  for (int32_t v : first.inputs) {
+    int64_t n = numElements(first.values[v].shape);
+    gen.push_back(n > kStoredInputElements);
+    if (n <= kStoredInputElements)
+      elements += n;
+  }
+  for (const UGraph *g : graphs)
+    elements += Evaluator<Float64Semantics>::storedElementsBound(*g, gen);
   return elements * sizeof(double);
 }
 

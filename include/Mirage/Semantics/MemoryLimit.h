@@ -42,6 +42,12 @@ uint64_t defaultMemoryLimitBytes();
 /// until all graphs ran, for the comparison).
 uint64_t float64RunBytes(llvm::ArrayRef<const UGraph *> graphs);
 
+/// The same for runs on counter-based inputs (CounterInputs.h: the float64
+/// cross-check and the dtype check): inputs over kStoredInputElements are
+/// generated where they are read and count only where an operator reads
+/// them whole.
+uint64_t float64CheckBytes(llvm::ArrayRef<const UGraph *> graphs);
+
 /// "" when `bytes` fit in `limit` (0: defaultMemoryLimitBytes()), else
 /// "would hold <x> GiB of <what>, over the limit of <y> GiB", followed by
 /// " (<source>)" for the default budget, for a diagnostic that names the
