@@ -29,6 +29,7 @@ tools = [
     ToolSubst("FileCheck", unresolved="fatal"),
     ToolSubst("not", unresolved="fatal"),
     ToolSubst("count", unresolved="fatal"),
+    ToolSubst("mirage-cache-poison", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="ignore"),
     ToolSubst("mlir-runner", unresolved="ignore"),
     # Not fatal: a build that has not made mirage-run yet fails only the
@@ -36,6 +37,11 @@ tools = [
     ToolSubst("mirage-run", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# A sanitized build reserves terabytes of shadow address space, so tests that
+# lower the process's address-space limit say `UNSUPPORTED: sanitizer`.
+if config.mirage_sanitizer:
+    config.available_features.add("sanitizer")
 
 # Features for tests that need the CUDA toolkit (ptxas) or a GPU. Tests that
 # need them say `REQUIRES: ptxas` / `REQUIRES: cuda-gpu` and are reported

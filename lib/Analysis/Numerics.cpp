@@ -112,6 +112,23 @@ struct RoundingSemantics {
 };
 } // namespace
 
+namespace {
+/// The dtype check's inputs: the float64 check's counter-based units
+/// (SymmetricUnitDraw), rounded to the input's own type.
+struct RoundedUnitDraw {
+  ElemType type;
+  template <class Words> double operator()(Words &words) const {
+    return roundToType(type, symmetricUnitOf(words.tensorKey(), words.index()));
+  }
+  void fill(uint64_t tensorKey, int64_t begin, int64_t count,
+            double *out) const {
+    fillSymmetricUnits(tensorKey, begin, count, out);
+    for (int64_t e = 0; e < count; ++e)
+      out[e] = roundToType(type, out[e]);
+  }
+};
+} // namespace
+
 NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
                                      uint64_t seed, unsigned trials) {
   NumericsResult res;
@@ -122,10 +139,31 @@ NumericsResult mirage::checkNumerics(const UGraph &cand, const UGraph &ref,
   Evaluator<RoundingSemantics> low(rs);
   Evaluator<Float64Semantics> high(fs);
   for (unsigned t = 0; t < trials; ++t) {
-    auto inputs = randomInputs(ref, seed + t);
-    for (size_t i = 0; i < inputs.size() && i < cand.inputs.size(); ++i)
-      for (double &x : inputs[i].data)
-        x = roundToType(cand.values[cand.inputs[i]].type, x);
+    // Counter-based inputs, each rounded to the candidate's input type:
+    // inputs over kStoredInputElements (a layer's weights) are generated
+    // where they are read and never held as doubles, so the check stores
+    // what the float64 cross-check stores (float64CheckBytes, MemoryLimit.h).
+    uint64_t key = mix64(seed + t);
+    std::vector<Tensor<double>> stored;
+    stored.reserve(ref.inputs.size());
+    std::vector<TensorSource<double>> inputs;
+    for (size_t i = 0; i < ref.inputs.size(); ++i) {
+      const Shape &shape = ref.values[ref.inputs[i]].shape;
+      RoundedUnitDraw draw{i < cand.inputs.size()
+                               ? cand.values[cand.inputs[i]].type
+                               : ElemType::F64};
+      if (numElements(shape) <= kStoredInputElements) {
+        stored.emplace_back(shape, 0.0);
+        Tensor<double> &x = stored.back();
+        fillCounterElements(key, i, 0, x.size(), x.data.data(), draw);
+        inputs.emplace_back(x);
+      } else {
+        inputs.emplace_back(shape,
+                            [key, i, draw](int64_t b, int64_t n, double *out) {
+                              fillCounterElements(key, i, b, n, out, draw);
+                            });
+      }
+    }
     auto a = low.run(cand, inputs);
     auto b = high.run(ref, inputs);
     // Elements where the float64 reference itself is not finite (sqrt of a

@@ -89,10 +89,11 @@ struct VerifyEquivalencePass
       candOp.emitRemark(head + "is equivalent to reference '" + refName +
                         "': " + r.message);
       if (dtypeCheck) {
-        // The field check reads large inputs where it needs them; the dtype
-        // check stores them as doubles, so it may not fit where that did.
+        // Large inputs are generated where read, as in the field check;
+        // the stored values (outputs, intermediate tensors) may still not
+        // fit where the field check did.
         if (std::string over = memoryOverLimit(
-                float64RunBytes({&cand, &ref}), "float64 values");
+                float64CheckBytes({&cand, &ref}), "float64 values");
             !over.empty())
           candOp.emitWarning(head + "dtype check skipped: the runs " + over);
         else
@@ -160,8 +161,8 @@ struct CheckNumericsPass
         continue;
       // The pass never fails: a pair too large to run is reported and
       // skipped.
-      if (std::string over = memoryOverLimit(float64RunBytes({&*cand, &*ref}),
-                                             "float64 values");
+      if (std::string over = memoryOverLimit(
+              float64CheckBytes({&*cand, &*ref}), "float64 values");
           !over.empty()) {
         candOp.emitWarning("graph '")
             << graphName(candOp) << "' numerics not checked: the runs "

@@ -36,13 +36,10 @@ bool SearchContext::expired() {
   return false;
 }
 
-namespace {
-
-/// The answer's check: the candidate against the real reference at the real
-/// shapes and the final target (the probe only filtered).
-VerificationResult verifyAtRealShapes(const UGraph &candidate,
-                                      const UGraph &reference,
-                                      const FusionSearchOptions &opts) {
+VerificationResult
+mirage::search::verifyFinalAnswer(const UGraph &candidate,
+                                  const UGraph &reference,
+                                  const FusionSearchOptions &opts) {
   VerifyOptions vo;
   vo.targetBits = opts.finalVerifyBits;
   vo.seed = opts.seed;
@@ -53,6 +50,16 @@ VerificationResult verifyAtRealShapes(const UGraph &candidate,
   // A long final check prints its own progress when the search does.
   vo.progressSeconds = opts.progress ? opts.progressEverySeconds : 0;
   return verifyEquivalence(candidate, reference, vo);
+}
+
+namespace {
+
+/// The answer's check: the candidate against the real reference at the real
+/// shapes and the final target (the probe only filtered).
+VerificationResult verifyAtRealShapes(const UGraph &candidate,
+                                      const UGraph &reference,
+                                      const FusionSearchOptions &opts) {
+  return verifyFinalAnswer(candidate, reference, opts);
 }
 
 /// Ranking order: cost, then the order in which the graphs were found per

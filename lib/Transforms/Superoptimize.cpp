@@ -69,6 +69,43 @@ std::string winnerText(MLIRContext *ctx, const UGraph &g) {
   return s;
 }
 
+/// Why a cached winner's signature (inputs and outputs: count, shape,
+/// element type) differs from the program graph's; empty when it does not.
+std::string signatureMismatch(const UGraph &cand, const UGraph &ref) {
+  auto side = [&](const char *what, const std::vector<int32_t> &c,
+                  const std::vector<int32_t> &r) -> std::string {
+    if (c.size() != r.size())
+      return std::to_string(c.size()) + " " + what + "s, the program's graph has " +
+             std::to_string(r.size());
+    for (size_t i = 0; i < c.size(); ++i) {
+      const auto &a = cand.values[c[i]];
+      const auto &b = ref.values[r[i]];
+      if (a.shape != b.shape || a.type != b.type)
+        return std::string(what) + " " + std::to_string(i) +
+               " differs in shape or element type from the program's graph";
+    }
+    return "";
+  };
+  std::string why = side("input", cand.inputs, ref.inputs);
+  if (why.empty())
+    why = side("output", cand.outputs, ref.outputs);
+  return why;
+}
+
+/// A log2 bound as the remark prints it: an integer exponent ≤ 0, or
+/// std::nullopt for a value that is not one (NaN, positive, or too small to
+/// be a meaningful exponent, e.g. a corrupt 1e308 or -1e308).
+std::optional<long> printableLog2Bound(double log2Bound) {
+  if (!std::isfinite(log2Bound) || log2Bound > 0 || log2Bound < -1e6)
+    return std::nullopt;
+  return (long)std::ceil(log2Bound);
+}
+
+/// A counter read from a cached report: finite and non-negative, else 0.
+uint64_t validCount(double v) {
+  return std::isfinite(v) && v >= 0 && v < 1e18 ? (uint64_t)v : 0;
+}
+
 /// Parses a cached winner back; std::nullopt if the text is unusable.
 std::optional<UGraph> parseWinner(MLIRContext *ctx, StringRef text) {
   // Diagnostics of a stale entry are not the user's concern: swallow them.
@@ -188,6 +225,21 @@ struct SuperoptimizePass
            ";fuse_prologues=" + std::to_string(fusePrologues);
   }
 
+  /// The search's options from the pass's (no cost floor, no progress).
+  search::FusionSearchOptions searchOptions() const {
+    search::FusionSearchOptions opts;
+    opts.maxBlockOps = maxBlockOps;
+    opts.threads = threads;
+    opts.timeBudgetSeconds = timeBudget;
+    opts.target = target;
+    opts.splitReducedClasses = splitReducedClasses;
+    opts.splitKernels = splitKernels;
+    opts.fusePrologues = fusePrologues;
+    opts.pruneOutputs = pruneOutputs;
+    opts.costGap = costGap;
+    return opts;
+  }
+
   /// Adds one search's counters to the pass statistics.
   void countSearch(const search::FusionSearchStats &st) {
     numPatterns += st.patterns;
@@ -236,34 +288,51 @@ struct SuperoptimizePass
       mlir::emitWarning(graph.getLoc()) << "result cache: " << cache.error();
     }
     if (hit) {
-      winner = parseWinner(&getContext(), hit->graphText);
+      // The cache proposes, the program decides: a hit is used only if it
+      // parses, has the program graph's signature, and passes the search's
+      // final check with a fresh seed (docs/Rationale/ResultCache.md).
+      std::string rejected;
+      std::optional<UGraph> cached = parseWinner(&getContext(), hit->graphText);
       llvm::Expected<SearchReport> old = parseSearchReport(hit->reportJson);
-      if (winner && old) {
-        report.cache = CacheStatus::Hit;
-        report.verificationLog2Bound = old->verificationLog2Bound;
-        report.verificationTests = old->verificationTests;
-        report.statesExplored = old->statesExplored;
-        report.statesPruned = old->statesPruned;
-        report.candidatesVerified = old->candidatesVerified;
+      if (!cached) {
+        rejected = "its graph does not parse as a kernel graph";
+      } else if (!old) {
+        rejected = "its report does not parse (" +
+                   llvm::toString(old.takeError()) + ")";
+      } else if (std::string why = signatureMismatch(*cached, *ref);
+                 !why.empty()) {
+        rejected = "wrong signature: " + why;
       } else {
-        if (!old)
-          llvm::consumeError(old.takeError());
-        winner.reset();
-        mlir::emitWarning(graph.getLoc())
-            << "ignoring an unreadable result-cache entry";
+        search::FusionSearchOptions vopts = searchOptions();
+        vopts.seed = drawRandomSeed();
+        VerificationResult vr = search::verifyFinalAnswer(*cached, *ref, vopts);
+        report.verificationSeconds = vr.seconds;
+        if (!vr.equivalent()) {
+          rejected = "its graph fails verification against the program (" +
+                     (vr.message.empty() ? std::string("not equivalent")
+                                         : vr.message) +
+                     ")";
+        } else {
+          winner = std::move(cached);
+          report.cache = CacheStatus::Hit;
+          report.verificationLog2Bound = vr.log2Bound;
+          report.verificationTests = vr.tests;
+          report.statesExplored = validCount(old->statesExplored);
+          report.statesPruned = validCount(old->statesPruned);
+          report.candidatesVerified = validCount(old->candidatesVerified);
+        }
+      }
+      if (!old)
+        llvm::consumeError(old.takeError());
+      if (!rejected.empty()) {
+        report.cacheError = "result cache '" + cache.path() + "': entry '" +
+                            report.cacheKey + "' rejected, " + rejected +
+                            "; treated as a miss";
+        mlir::emitWarning(graph.getLoc()) << report.cacheError;
       }
     }
     if (!winner) {
-      search::FusionSearchOptions opts;
-      opts.maxBlockOps = maxBlockOps;
-      opts.threads = threads;
-      opts.timeBudgetSeconds = timeBudget;
-      opts.target = target;
-      opts.splitReducedClasses = splitReducedClasses;
-      opts.splitKernels = splitKernels;
-      opts.fusePrologues = fusePrologues;
-      opts.pruneOutputs = pruneOutputs;
-      opts.costGap = costGap;
+      search::FusionSearchOptions opts = searchOptions();
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);
@@ -303,10 +372,16 @@ struct SuperoptimizePass
     report.seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - t0)
                          .count();
-    if (winner && report.cache == CacheStatus::Miss)
-      cache.store(report.cacheKey,
-                  CacheEntry{winnerText(&getContext(), *winner),
-                             reportToJSON(report), 0});
+    if (winner && report.cache == CacheStatus::Miss &&
+        !cache.store(report.cacheKey,
+                     CacheEntry{winnerText(&getContext(), *winner),
+                                reportToJSON(report), 0})) {
+      // Not fatal (the output is the same), but the next run will search
+      // again, and the user should know why.
+      report.cacheError = cache.error();
+      mlir::emitWarning(graph.getLoc())
+          << cache.error() << "; the result is not cached";
+    }
 
     if (improves) {
       OpBuilder b(graph);
@@ -325,8 +400,13 @@ struct SuperoptimizePass
          << llvm::format("%.2f", report.estimatedSpeedup()) << "x) on "
          << target << "; verified with " << report.verificationTests
          << testsNoun(report.verificationTests)
-         << ", false-acceptance bound 2^"
-         << (long)std::ceil(report.verificationLog2Bound) << "; cache "
+         << ", false-acceptance bound ";
+      if (std::optional<long> e =
+              printableLog2Bound(report.verificationLog2Bound))
+        os << "2^" << *e;
+      else
+        os << "unknown";
+      os << "; cache "
          << cacheStatusName(report.cache) << "; "
          << llvm::format("%.2f", report.seconds) << " s (search "
          << llvm::format("%.2f", report.searchSeconds) << " s, verification "

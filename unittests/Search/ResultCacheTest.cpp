@@ -365,6 +365,29 @@ TEST(ResultCache, CorruptEntryIsAMiss) {
   }
 }
 
+// A store that fails (here a trigger aborts every insert, as a full disk
+// would; root ignores file permissions) returns false and error() names the
+// file and SQLite's reason, for the pass's warning.
+TEST(ResultCache, FailedStoreSaysWhy) {
+  TempDir dir;
+  std::string path = dir.file("results.sqlite");
+  {
+    ResultCache c = ResultCache::open(path);
+    ASSERT_TRUE(c.store(kKey, {"graph text", "{}", 7})) << c.error();
+  }
+  execSql(path, "CREATE TRIGGER full BEFORE INSERT ON results BEGIN "
+                "SELECT RAISE(ABORT, 'disk is full'); END;");
+  ResultCache c = ResultCache::open(path);
+  ASSERT_TRUE(c.enabled()) << c.error();
+  EXPECT_FALSE(c.store("other", {"fine", "{}", 7}));
+  EXPECT_NE(c.error().find("result cache '" + path + "': store failed"),
+            std::string::npos)
+      << c.error();
+  EXPECT_NE(c.error().find("disk is full"), std::string::npos) << c.error();
+  // What was stored before is still there.
+  EXPECT_EQ(c.lookup(kKey)->graphText, "graph text");
+}
+
 // A version-1 cache of ours (no checksums) is upgraded, not rejected: its
 // unverifiable entries are dropped and the file is usable at once.
 TEST(ResultCache, UpgradesSchemaVersion1) {

@@ -27,6 +27,7 @@
 #ifndef MIRAGE_SEARCH_FUSIONSEARCH_H
 #define MIRAGE_SEARCH_FUSIONSEARCH_H
 
+#include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/SearchDefaults.h"
 #include "Mirage/Semantics/UGraph.h"
 
@@ -180,6 +181,14 @@ FusionSearchResult searchFusedKernel(const UGraph &reference,
                                      const FusionSearchOptions &opts,
                                      const CostFn &cost,
                                      const PruneFactory &prune);
+
+/// The check the search gives its answer: `candidate` against `reference`
+/// at the real shapes, to opts.finalVerifyBits with opts.seed, the float64
+/// cross-check on, outputs in order. The superoptimize pass runs it on a
+/// result-cache hit too, with a fresh seed (docs/Rationale/ResultCache.md).
+VerificationResult verifyFinalAnswer(const UGraph &candidate,
+                                     const UGraph &reference,
+                                     const FusionSearchOptions &opts);
 
 } // namespace mirage::search
 

@@ -12,7 +12,10 @@
 // A failing read or write is likewise reported and ignored. Several
 // processes may read and write one file at once (WAL journal, busy timeout
 // and bounded retries); every row carries a checksum, and a row that fails
-// it is a miss with the reason in error(). docs/Rationale/ResultCache.md.
+// it is a miss with the reason in error(). The checksum catches accidents,
+// not intent (anyone who can write the file can recompute it): the
+// superoptimize pass re-verifies every hit against the program before using
+// it. docs/Rationale/ResultCache.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEARCH_RESULTCACHE_H

@@ -21,7 +21,19 @@
 
 namespace mirage {
 
-/// Half the machine's physical memory (8 GiB where unknown).
+/// The memory budget of one evaluation and where it comes from. It is the
+/// smallest of: half the physical memory (8 GiB where unknown); half of
+/// what the address-space limit (RLIMIT_AS, `ulimit -v`) leaves after the
+/// process's size at the first call; half the data-segment limit
+/// (RLIMIT_DATA, `ulimit -d`); half the cgroup v2 memory.max. Computed once
+/// per process; `source` names the one that decided, for diagnostics.
+struct MemoryBudget {
+  uint64_t bytes;
+  std::string source; // e.g. "half the physical memory"
+};
+const MemoryBudget &memoryBudget();
+
+/// memoryBudget().bytes.
 uint64_t defaultMemoryLimitBytes();
 
 /// The bytes that float64 runs of `graphs`, one after the other on one set
@@ -30,9 +42,16 @@ uint64_t defaultMemoryLimitBytes();
 /// until all graphs ran, for the comparison).
 uint64_t float64RunBytes(llvm::ArrayRef<const UGraph *> graphs);
 
+/// The same for runs on counter-based inputs (CounterInputs.h: the float64
+/// cross-check and the dtype check): inputs over kStoredInputElements are
+/// generated where they are read and count only where an operator reads
+/// them whole.
+uint64_t float64CheckBytes(llvm::ArrayRef<const UGraph *> graphs);
+
 /// "" when `bytes` fit in `limit` (0: defaultMemoryLimitBytes()), else
-/// "would hold <x> GiB of <what>, over the limit of <y> GiB", for a
-/// diagnostic that names the run first.
+/// "would hold <x> GiB of <what>, over the limit of <y> GiB", followed by
+/// " (<source>)" for the default budget, for a diagnostic that names the
+/// run first.
 std::string memoryOverLimit(uint64_t bytes, llvm::StringRef what,
                             uint64_t limit = 0);
 
