@@ -247,7 +247,16 @@ struct Expander {
     const Shape &xs = val(op.operands[0]).shape;
     const Shape &os = val(op.results[0]).shape;
     int64_t d = op.dim, s = op.size;
-    Partition p = partition(os, opt.elementwiseTileElems / 4, 256, {d});
+    // Fill the machine where the input is large: output tiles small enough
+    // for a block per SM (down to one output row per block), each reduced
+    // by all the block's threads (the plan's lanes and tree).
+    int64_t outElems = opt.elementwiseTileElems / 4;
+    if (static_cast<double>(numElements(xs)) *
+            elemTypeBytes(val(op.operands[0]).type) >=
+        kFillBytes)
+      outElems = std::min(
+          outElems, std::max<int64_t>(1, numElements(os) / target.numSMs));
+    Partition p = partition(os, outElems, 256, {d});
     // Chunks of the reduced dim per iteration: a multiple of the target
     // size (so each chunk's strided reduction lines up with the output) of
     // at most about the element budget.
