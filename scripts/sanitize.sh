@@ -44,7 +44,7 @@ case "$mode" in
     # Coverage instrumentation for the fuzz targets, so one build serves both.
     cflags="$san -fsanitize=fuzzer-no-link"
     extra=(-DMIRAGE_BUILD_FUZZERS=ON)
-    targets=(mirage-opt mirage-run mirage-unittests mirage-fuzzers)
+    targets=(mirage-opt mirage-run mirage-cache-poison mirage-unittests mirage-fuzzers)
     ;;
   tsan)
     dir=build-tsan
