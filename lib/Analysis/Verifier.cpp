@@ -1,5 +1,6 @@
 //===- Verifier.cpp - Probabilistic equivalence of μGraphs ----------------===//
 #include "Mirage/Analysis/Verifier.h"
+#include "Mirage/Analysis/Definedness.h"
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Semantics/Evaluator.h"
@@ -268,7 +269,10 @@ uint64_t mirage::verificationBytes(const UGraph &cand, const UGraph &ref) {
   for (size_t i = 0; i < ref.inputs.size(); ++i)
     if (!gen[i])
       n += numElements(ref.values[ref.inputs[i]].shape);
-  return (uint64_t)n * sizeof(FieldValue);
+  // The definedness check (§4.6) runs after the field tests, over the same
+  // values with larger records: the peak is the larger of the two.
+  return std::max((uint64_t)n * sizeof(FieldValue),
+                  definednessBytes(cand, ref));
 }
 
 VerificationResult mirage::verifyEquivalence(const UGraph &cand,
@@ -350,6 +354,37 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
            << llvm::format("%.3g", opts.float64Tolerance)
            << "): an assumption of the field argument failed" << seedText;
         res.message = m;
+      }
+    }
+    // Refinement (Verification.md §4.6): the field check compares formal
+    // expressions, in which r/r = 1 for any r; the candidate must also be
+    // defined wherever the reference is. Only a candidate with a partial
+    // operation (a division, sqrt, rsqrt, pow) can fail it.
+    if (res.status == VerifyStatus::Equivalent && hasPartialOps(cand)) {
+      DefinednessResult d =
+          checkDefinedness(cand, ref, seed, opts.memoryLimitBytes,
+                           opts.threads);
+      if (d.ok() && opts.float64Tolerance >= 0)
+        d = wideFloat64Refinement(cand, ref, seed, opts.threads);
+      switch (d.status) {
+      case DefinednessResult::Status::Refines:
+        break;
+      case DefinednessResult::Status::NotShown:
+        res.status = VerifyStatus::NotVerified;
+        res.log2Bound = 0;
+        res.message = d.message + " (Verification.md §4.6)" + seedText;
+        break;
+      case DefinednessResult::Status::Counterexample:
+        res.status = VerifyStatus::NotEquivalent;
+        res.log2Bound = 0;
+        res.message = "accepted in the finite field, but " + d.message +
+                      " (Verification.md §4.6)" + seedText;
+        break;
+      case DefinednessResult::Status::Inconclusive:
+        res.status = VerifyStatus::Inconclusive;
+        res.log2Bound = 0;
+        res.message = d.message + seedText;
+        break;
       }
     }
     return res;

@@ -225,7 +225,8 @@ double float64Disagreement(const UGraph &cand, const UGraph &ref,
 double multiplyAdds(const UGraph &g);
 
 /// Bytes of field values one test of verifyEquivalence stores at most (the
-/// bound checked against VerifyOptions::memoryLimitBytes).
+/// bound checked against VerifyOptions::memoryLimitBytes), the definedness
+/// check of Verification.md §4.6 included (Definedness.h).
 uint64_t verificationBytes(const UGraph &cand, const UGraph &ref);
 
 //===----------------------------------------------------------------------===//

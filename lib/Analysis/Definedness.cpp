@@ -1,0 +1,757 @@
+//===- Definedness.cpp - The candidate is defined where the reference is --===//
+//
+// See Definedness.h and docs/Rationale/Verification.md §4.6.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Analysis/Definedness.h"
+#include "Mirage/Analysis/FiniteField.h"
+#include "Mirage/Analysis/SymmetricUnitDraw.h"
+#include "Mirage/Semantics/AccumRules.h"
+#include "Mirage/Semantics/CounterInputs.h"
+#include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/FloatSemantics.h"
+#include "Mirage/Semantics/MemoryLimit.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <unordered_set>
+
+using namespace mirage;
+using ff::FieldValue;
+using ff::Symbol;
+
+bool mirage::hasPartialOps(const UGraph &g) {
+  for (const UOp &op : g.ops) {
+    switch (op.kind) {
+    case OpKind::Binary:
+      if (op.binaryKind() == BinaryKind::div ||
+          op.binaryKind() == BinaryKind::pow)
+        return true;
+      break;
+    case OpKind::Unary:
+      if (op.unaryKind() == UnaryKind::sqrt ||
+          op.unaryKind() == UnaryKind::rsqrt ||
+          op.unaryKind() == UnaryKind::reciprocal)
+        return true;
+      break;
+    case OpKind::RmsNorm:
+      return true;
+    case OpKind::Accum:
+      if (accumRule(op).takesSqrt)
+        return true;
+      break;
+    case OpKind::Custom:
+    case OpKind::ThreadGraph:
+      if (hasPartialOps(g.bodies[op.body]))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+uint64_t mix(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+//===----------------------------------------------------------------------===//
+// The definedness domain
+//===----------------------------------------------------------------------===//
+
+/// Sign facts, true over the reals wherever the value is defined.
+enum : uint8_t {
+  kPos = 1,     // > 0
+  kNonNeg = 2,  // >= 0
+  kNonZero = 4, // != 0
+  kZero = 8,    // the constant 0
+};
+
+/// What an atom is, for messages.
+enum class AtomKind : uint8_t {
+  Input, Sum, Product, Constant, Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow,
+  Max
+};
+
+const char *atomName(AtomKind k) {
+  switch (k) {
+  case AtomKind::Input:
+    return "a graph input";
+  case AtomKind::Sum:
+    return "a sum or difference (add, sub, a reduction or a matmul)";
+  case AtomKind::Product:
+    return "a product of more than four factors";
+  case AtomKind::Constant:
+    return "a constant expression";
+  case AtomKind::Exp:
+    return "an exp output";
+  case AtomKind::Sqrt:
+    return "a sqrt output";
+  case AtomKind::Sigmoid:
+    return "a sigmoid output";
+  case AtomKind::Gelu:
+    return "a gelu output";
+  case AtomKind::Relu:
+    return "a relu output";
+  case AtomKind::Tanh:
+    return "a tanh output";
+  case AtomKind::Pow:
+    return "a pow output";
+  case AtomKind::Max:
+    return "a max output";
+  }
+  return "a value";
+}
+
+struct Atom {
+  FieldValue fp;
+  int8_t e = 0;
+  uint8_t flags = 0;
+  AtomKind kind = AtomKind::Input;
+};
+
+constexpr int kMaxAtoms = 4;
+
+/// fp = (sign)·|constant|·∏ atoms[i].fp^atoms[i].e (as field values; the
+/// constant is folded into fp only). The default value is the constant 0.
+struct DValue {
+  FieldValue fp;
+  uint8_t flags = kZero | kNonNeg;
+  uint8_t n = 0;
+  bool negative = false;
+  Atom atoms[kMaxAtoms];
+};
+
+/// A float64 value and whether it is, or descends from, an overflow or
+/// underflow (lossy) or a domain error (undef).
+struct WValue {
+  double v = 0;
+  bool lossy = false;
+  bool undef = false;
+};
+
+struct FieldKey {
+  size_t operator()(const FieldValue &v) const { return mix(v.p ^ mix(v.q)); }
+};
+struct FieldEq {
+  bool operator()(const FieldValue &a, const FieldValue &b) const {
+    return a.identical(b);
+  }
+};
+using FieldSet = std::unordered_set<FieldValue, FieldKey, FieldEq>;
+
+class DefinednessSemantics {
+public:
+  using Value = DValue;
+  /// The evaluator's workers may share the domain: the recorded sets and the
+  /// failure are guarded by a mutex, the field domain is parallel-safe.
+  static constexpr bool kParallelSafe = true;
+  enum class Role : uint8_t { Reference, Candidate };
+
+  explicit DefinednessSemantics(uint64_t key)
+      : f(key, FiniteFieldSemantics::ExpMode::Uninterpreted) {}
+
+  // The evaluator's matmul path: one atom per output, with the sign facts of
+  // a sum of products.
+  struct DotAccumulator {
+    FiniteFieldSemantics::DotAccumulator acc;
+    bool any = false, allNonNeg = true, anyPos = false;
+  };
+  void dotMulAdd(DotAccumulator &a, const Value &x, const Value &y) const {
+    f.dotMulAdd(a.acc, x.fp, y.fp);
+    uint8_t pf = productFlags(x, y);
+    a.any = true;
+    a.allNonNeg &= (pf & kNonNeg) != 0;
+    a.anyPos |= (pf & kPos) != 0;
+  }
+  Value dotValue(const DotAccumulator &a) const {
+    if (!a.any)
+      return zero();
+    uint8_t fl = 0;
+    if (a.allNonNeg)
+      fl |= kNonNeg | (a.anyPos ? kPos | kNonZero : 0);
+    return atom(f.dotValue(a.acc), fl, AtomKind::Sum);
+  }
+
+  Value zero() const { return Value{}; }
+  Value fromInt(int64_t v) const {
+    return constant(f.fromInt(v), v > 0, v < 0);
+  }
+  Value fromDouble(double v) const {
+    return constant(f.fromDouble(v), v > 0, v < 0);
+  }
+  Value input(FieldValue fp) const { return atom(fp, 0, AtomKind::Input); }
+
+  Value add(const Value &a, const Value &b) const {
+    if (a.flags & kZero)
+      return b;
+    if (b.flags & kZero)
+      return a;
+    uint8_t fl = 0;
+    if ((a.flags & kNonNeg) && (b.flags & kNonNeg)) {
+      fl |= kNonNeg;
+      if ((a.flags | b.flags) & kPos)
+        fl |= kPos | kNonZero;
+    }
+    return atom(f.add(a.fp, b.fp), fl, AtomKind::Sum);
+  }
+  Value sub(const Value &a, const Value &b) const {
+    if (b.flags & kZero)
+      return a;
+    if (a.fp.identical(b.fp))
+      return zero(); // the zero polynomial (w.h.p.)
+    if (a.flags & kZero)
+      return negate(b);
+    return atom(f.sub(a.fp, b.fp), 0, AtomKind::Sum);
+  }
+  Value mul(const Value &a, const Value &b) const {
+    if ((a.flags & kZero) || (b.flags & kZero))
+      return zero();
+    return merge(a, b, 1, f.mul(a.fp, b.fp), productFlags(a, b));
+  }
+  Value div(const Value &a, const Value &b) const {
+    divisor(b);
+    FieldValue fp = f.div(a.fp, b.fp);
+    if (a.flags & kZero)
+      return zero();
+    uint8_t fl = 0;
+    if (a.flags & kNonZero)
+      fl |= kNonZero; // a/b ≠ 0 wherever defined
+    if ((a.flags & kPos) && (b.flags & kPos))
+      fl |= kPos;
+    if ((a.flags & kNonNeg) && (b.flags & kNonNeg))
+      fl |= kNonNeg;
+    return merge(a, b, -1, fp, fl);
+  }
+  Value pow(const Value &a, const Value &b) const {
+    FieldValue fp = f.pow(a.fp, b.fp);
+    powCall(a, fp);
+    return atom(fp, (a.flags & kPos) ? kPos | kNonNeg | kNonZero : 0,
+                AtomKind::Pow);
+  }
+  Value max(const Value &a, const Value &b) const {
+    if (a.fp.identical(b.fp))
+      return a;
+    uint8_t fl = 0;
+    if ((a.flags | b.flags) & kPos)
+      fl |= kPos | kNonZero | kNonNeg;
+    if ((a.flags | b.flags) & kNonNeg)
+      fl |= kNonNeg;
+    return atom(f.max(a.fp, b.fp), fl, AtomKind::Max);
+  }
+  Value unary(UnaryKind k, const Value &x, double scalar) const {
+    switch (k) {
+    case UnaryKind::exp:
+      return atom(f.oracle(Symbol::Exp, x.fp), kPos | kNonNeg | kNonZero,
+                  AtomKind::Exp);
+    case UnaryKind::square:
+      return mul(x, x);
+    case UnaryKind::sqrt:
+      return sqrtOf(x);
+    case UnaryKind::rsqrt:
+      return div(fromInt(1), sqrtOf(x));
+    case UnaryKind::reciprocal:
+      return div(fromInt(1), x);
+    case UnaryKind::silu:
+      return mul(x, sigmoid(x));
+    case UnaryKind::gelu:
+      return atom(f.oracle(Symbol::Gelu, x.fp), 0, AtomKind::Gelu);
+    case UnaryKind::relu:
+      return atom(f.oracle(Symbol::Relu, x.fp), kNonNeg, AtomKind::Relu);
+    case UnaryKind::sigmoid:
+      return sigmoid(x);
+    case UnaryKind::tanh:
+      return atom(f.oracle(Symbol::Tanh, x.fp), 0, AtomKind::Tanh);
+    case UnaryKind::mul_scalar:
+      return mul(x, fromDouble(scalar));
+    case UnaryKind::add_scalar:
+      return add(x, fromDouble(scalar));
+    }
+    return x;
+  }
+
+  void setRole(Role r) { role = r; }
+  bool failed() const { return failed_.load(std::memory_order_relaxed); }
+  const std::string &failureMessage() const { return failure; }
+  const FiniteFieldSemantics &field() const { return f; }
+
+private:
+  static Value atom(FieldValue fp, uint8_t flags, AtomKind kind) {
+    Value v;
+    v.fp = fp;
+    v.flags = flags;
+    v.n = 1;
+    v.atoms[0] = Atom{fp, 1, flags, kind};
+    return v;
+  }
+  static Value constant(FieldValue fp, bool pos, bool neg) {
+    Value v;
+    v.fp = fp;
+    v.flags = pos ? kPos | kNonNeg | kNonZero
+                  : neg ? kNonZero : kZero | kNonNeg;
+    v.negative = neg;
+    return v;
+  }
+  Value negate(const Value &b) const {
+    Value v = b;
+    v.fp = f.sub(f.zero(), b.fp);
+    v.negative = !b.negative;
+    v.flags = b.flags & kNonZero;
+    return v;
+  }
+  Value sigmoid(const Value &x) const {
+    return atom(f.oracle(Symbol::Sigmoid, x.fp), kPos | kNonNeg | kNonZero,
+                AtomKind::Sigmoid);
+  }
+  static uint8_t productFlags(const Value &a, const Value &b) {
+    uint8_t fl = 0;
+    if ((a.flags & kNonZero) && (b.flags & kNonZero))
+      fl |= kNonZero;
+    if ((a.flags & kPos) && (b.flags & kPos))
+      fl |= kPos | kNonNeg;
+    if ((a.flags & kNonNeg) && (b.flags & kNonNeg))
+      fl |= kNonNeg;
+    if (a.fp.identical(b.fp)) { // x·x
+      fl |= kNonNeg;
+      if (a.flags & kNonZero)
+        fl |= kPos;
+    }
+    return fl;
+  }
+  /// a · b^sign as factorizations.
+  static Value merge(const Value &a, const Value &b, int sign, FieldValue fp,
+                     uint8_t flags) {
+    Value v;
+    v.fp = fp;
+    v.flags = flags;
+    v.negative = a.negative != b.negative;
+    v.n = 0;
+    Atom tmp[2 * kMaxAtoms];
+    int n = 0;
+    for (int i = 0; i < a.n; ++i)
+      tmp[n++] = a.atoms[i];
+    for (int i = 0; i < b.n; ++i) {
+      Atom t = b.atoms[i];
+      t.e = (int8_t)(sign * t.e);
+      bool merged = false;
+      for (int j = 0; j < n && !merged; ++j)
+        if (tmp[j].fp.identical(t.fp)) {
+          int e = tmp[j].e + t.e;
+          if (e > 100 || e < -100)
+            return atom(fp, flags, AtomKind::Product);
+          tmp[j].e = (int8_t)e;
+          merged = true;
+        }
+      if (!merged)
+        tmp[n++] = t;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (tmp[i].e == 0)
+        continue;
+      if (v.n == kMaxAtoms) {
+        Value w = atom(fp, flags, AtomKind::Product);
+        return w;
+      }
+      v.atoms[v.n++] = tmp[i];
+    }
+    return v;
+  }
+
+  static bool nonvanishing(uint8_t flags) {
+    return (flags & (kPos | kNonZero)) != 0;
+  }
+  void fail(std::string msg) const {
+    std::lock_guard<std::mutex> lock(mu);
+    if (failure.empty())
+      failure = std::move(msg);
+    failed_.store(true, std::memory_order_relaxed);
+  }
+  bool inSet(const FieldSet &set, const FieldValue &v) const {
+    std::lock_guard<std::mutex> lock(mu);
+    return set.count(v) != 0;
+  }
+  void divisor(const Value &b) const {
+    if (role == Role::Reference) {
+      std::lock_guard<std::mutex> lock(mu);
+      refDiv.insert(b.fp);
+      for (int i = 0; i < b.n; ++i)
+        refDiv.insert(b.atoms[i].fp);
+      return;
+    }
+    if (nonvanishing(b.flags) || inSet(refDiv, b.fp))
+      return;
+    if (b.n == 0) {
+      fail((b.flags & kZero) ? "the candidate divides by zero"
+                             : "the candidate divides by a constant "
+                               "expression that may be zero");
+      return;
+    }
+    for (int i = 0; i < b.n; ++i)
+      if (!nonvanishing(b.atoms[i].flags) && !inSet(refDiv, b.atoms[i].fp)) {
+        fail(std::string("the candidate divides by ") +
+             atomName(b.atoms[i].kind) +
+             " that the reference never divides by and that may be zero, so "
+             "the candidate may be undefined where the reference is defined");
+        return;
+      }
+  }
+  Value sqrtOf(const Value &x) const {
+    if (role == Role::Reference) {
+      std::lock_guard<std::mutex> lock(mu);
+      refSqrt.insert(x.fp);
+    } else if (!(x.flags & (kNonNeg | kPos)) && !inSet(refSqrt, x.fp)) {
+      bool ok = !x.negative && x.n > 0;
+      const Atom *bad = nullptr;
+      for (int i = 0; ok && i < x.n; ++i)
+        if ((x.atoms[i].e & 1) && !(x.atoms[i].flags & (kNonNeg | kPos)) &&
+            !inSet(refSqrt, x.atoms[i].fp)) {
+          ok = false;
+          bad = &x.atoms[i];
+        }
+      if (!ok)
+        fail(std::string("the candidate takes the sqrt (or rsqrt) of ") +
+             (bad ? atomName(bad->kind)
+                  : x.n == 0 ? "a constant expression"
+                             : "a negated value") +
+             ", which the reference never takes the sqrt of and which may "
+             "be negative, so the candidate may be undefined where the "
+             "reference is defined");
+    }
+    uint8_t fl = kNonNeg;
+    if (x.flags & kPos)
+      fl |= kPos | kNonZero;
+    return atom(f.oracle(Symbol::Sqrt, x.fp), fl, AtomKind::Sqrt);
+  }
+  void powCall(const Value &base, FieldValue out) const {
+    if (role == Role::Reference) {
+      std::lock_guard<std::mutex> lock(mu);
+      refPow.insert(out);
+      return;
+    }
+    if (!(base.flags & kPos) && !inSet(refPow, out))
+      fail("the candidate calls pow on a base that may be negative or zero, "
+           "with arguments the reference never passes to pow");
+  }
+
+  FiniteFieldSemantics f;
+  Role role = Role::Reference;
+  // Written by the evaluator's workers under `mu`; the role is set between
+  // runs only.
+  mutable std::mutex mu;
+  mutable FieldSet refDiv, refSqrt, refPow;
+  mutable std::string failure;
+  mutable std::atomic<bool> failed_{false};
+};
+
+struct DefinednessDraw {
+  const DefinednessSemantics &sem;
+  template <class Words> DValue operator()(Words &words) const {
+    return sem.input(sem.field().random(words));
+  }
+};
+
+} // namespace
+
+namespace {
+/// Elements one run of the definedness or wide domain stores at most (the
+/// evaluator's bound for both graphs and the stored inputs).
+int64_t storedElements(const UGraph &cand, const UGraph &ref) {
+  llvm::SmallVector<bool, 8> gen;
+  for (int32_t v : ref.inputs)
+    gen.push_back(numElements(ref.values[v].shape) > kStoredInputElements);
+  int64_t n = Evaluator<FiniteFieldSemantics>::storedElementsBound(cand, gen) +
+              Evaluator<FiniteFieldSemantics>::storedElementsBound(ref, gen);
+  for (size_t i = 0; i < ref.inputs.size(); ++i)
+    if (!gen[i])
+      n += numElements(ref.values[ref.inputs[i]].shape);
+  return n;
+}
+} // namespace
+
+uint64_t mirage::definednessBytes(const UGraph &cand, const UGraph &ref) {
+  if (!hasPartialOps(cand))
+    return 0;
+  return (uint64_t)storedElements(cand, ref) *
+         std::max(sizeof(DValue), sizeof(WValue));
+}
+
+DefinednessResult mirage::checkDefinedness(const UGraph &cand,
+                                           const UGraph &ref, uint64_t seed,
+                                           uint64_t memoryLimitBytes,
+                                           unsigned threads) {
+  DefinednessResult res;
+  using E = Evaluator<DefinednessSemantics>;
+  if (std::string over = memoryOverLimit(definednessBytes(cand, ref),
+                                         "definedness values",
+                                         memoryLimitBytes);
+      !over.empty()) {
+    res.status = DefinednessResult::Status::Inconclusive;
+    res.message = "the definedness check (Verification.md §4.6) " + over;
+    return res;
+  }
+  // A zero divisor in the field makes the fingerprints of that run unusable
+  // (the inverse of 0 is not the real divisor's): redraw, as the field check
+  // does.
+  for (unsigned r = 0; r < 8; ++r) {
+    uint64_t key = mix(mix(seed ^ 0xdef1ed) + r);
+    DefinednessSemantics sem(key);
+    std::vector<Tensor<DValue>> stored;
+    std::vector<TensorSource<DValue>> ins = counterInputs<DValue>(
+        ref, mix(key ^ 0x1234567), kStoredInputElements, stored,
+        DefinednessDraw{sem});
+    E eval(sem, threads);
+    sem.setRole(DefinednessSemantics::Role::Reference);
+    (void)eval.run(ref, ins);
+    bool refZero = sem.field().zeroDivisor();
+    sem.setRole(DefinednessSemantics::Role::Candidate);
+    (void)eval.run(cand, ins);
+    if (sem.failed()) {
+      res.status = DefinednessResult::Status::NotShown;
+      res.message = sem.failureMessage();
+      return res;
+    }
+    if (sem.field().badConstant())
+      break;
+    if (!refZero && !sem.field().zeroDivisor())
+      return res;
+  }
+  res.status = DefinednessResult::Status::Inconclusive;
+  res.message = "the definedness check (Verification.md §4.6) hit a zero "
+                "divisor in every redraw";
+  return res;
+}
+
+//===----------------------------------------------------------------------===//
+// Wide-range float64 trials
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class WideFloatSemantics {
+public:
+  using Value = WValue;
+  static constexpr bool kParallelSafe = true;
+
+  struct DotAccumulator {
+    double s = 0;
+    bool lossy = false, undef = false;
+  };
+  void dotMulAdd(DotAccumulator &a, const Value &x, const Value &y) const {
+    double p = x.v * y.v;
+    a.lossy |= x.lossy | y.lossy | underOrOverflow(p, x.v, y.v);
+    a.undef |= x.undef | y.undef;
+    a.s += p;
+  }
+  Value dotValue(const DotAccumulator &a) const {
+    // A sum of finite values is non-finite only by overflow.
+    return Value{a.s, a.lossy || (!a.undef && !std::isfinite(a.s)), a.undef};
+  }
+
+  Value zero() const { return Value{}; }
+  Value fromInt(int64_t v) const { return Value{(double)v}; }
+  Value fromDouble(double v) const { return Value{v}; }
+  Value add(const Value &a, const Value &b) const {
+    return additive(a.v + b.v, a, b);
+  }
+  Value sub(const Value &a, const Value &b) const {
+    return additive(a.v - b.v, a, b);
+  }
+  Value mul(const Value &a, const Value &b) const {
+    double r = a.v * b.v;
+    return Value{r, a.lossy || b.lossy || underOrOverflow(r, a.v, b.v),
+                 a.undef || b.undef};
+  }
+  Value div(const Value &a, const Value &b) const {
+    double r = a.v / b.v;
+    Value out{r, a.lossy || b.lossy, a.undef || b.undef};
+    if (clean(a) && clean(b)) {
+      if (b.v == 0)
+        return domainError(r, "a division by an exact zero");
+      out.lossy |= (std::isinf(r) && !std::isinf(a.v)) ||
+                   (r == 0 && a.v != 0 && std::isfinite(b.v));
+    }
+    return out;
+  }
+  Value pow(const Value &a, const Value &b) const {
+    double r = std::pow(a.v, b.v);
+    Value out{r, a.lossy || b.lossy, a.undef || b.undef};
+    if (clean(a) && clean(b)) {
+      if (std::isnan(r) || (a.v == 0 && b.v < 0))
+        return domainError(r, "a pow outside its domain");
+      out.lossy |= !std::isfinite(r) || (r == 0 && a.v != 0);
+    }
+    return out;
+  }
+  Value max(const Value &a, const Value &b) const {
+    return Value{std::max(a.v, b.v), a.lossy || b.lossy, a.undef || b.undef};
+  }
+  Value unary(UnaryKind k, const Value &x, double scalar) const {
+    double r = applyUnaryF64(k, x.v, scalar);
+    Value out{r, x.lossy, x.undef};
+    if (!clean(x))
+      return out;
+    switch (k) {
+    case UnaryKind::sqrt:
+      if (x.v < 0)
+        return domainError(r, "a sqrt of a negative number");
+      break;
+    case UnaryKind::rsqrt:
+      if (x.v <= 0)
+        return domainError(r, "an rsqrt of a number that is not positive");
+      break;
+    case UnaryKind::reciprocal:
+      if (x.v == 0)
+        return domainError(r, "a reciprocal of an exact zero");
+      break;
+    default:
+      break;
+    }
+    // Everything else is total over the reals: a non-finite result or a
+    // zero from a nonzero argument is an overflow or underflow.
+    out.lossy |= !std::isfinite(r) ||
+                 (r == 0 && x.v != 0 && k != UnaryKind::relu &&
+                  k != UnaryKind::add_scalar && k != UnaryKind::mul_scalar);
+    if (k == UnaryKind::mul_scalar || k == UnaryKind::add_scalar)
+      out.lossy |= (r == 0 && x.v != 0 && k == UnaryKind::mul_scalar &&
+                    scalar != 0);
+    return out;
+  }
+
+  bool isUndefined() const { return undefined.load(); }
+  const char *firstWhat() const { return what.load(); }
+  void reset() {
+    undefined.store(false);
+    what.store(nullptr);
+  }
+
+private:
+  static bool clean(const Value &x) {
+    return !x.lossy && !x.undef && std::isfinite(x.v);
+  }
+  static bool underOrOverflow(double r, double a, double b) {
+    return (!std::isfinite(r) && std::isfinite(a) && std::isfinite(b)) ||
+           (r == 0 && a != 0 && b != 0);
+  }
+  static Value additive(double r, const Value &a, const Value &b) {
+    return Value{r,
+                 a.lossy || b.lossy ||
+                     (!std::isfinite(r) && std::isfinite(a.v) &&
+                      std::isfinite(b.v)),
+                 a.undef || b.undef};
+  }
+  Value domainError(double r, const char *w) const {
+    const char *none = nullptr;
+    what.compare_exchange_strong(none, w);
+    undefined.store(true);
+    return Value{r, false, true};
+  }
+  mutable std::atomic<bool> undefined{false};
+  mutable std::atomic<const char *> what{nullptr};
+};
+
+struct WideDraw {
+  unsigned trial;
+  template <class Words> WValue operator()(Words &words) const {
+    double u = symmetricUnitOf(words.tensorKey(), words.index());
+    double x;
+    switch (trial) {
+    case 0: // ±2^10, one element in eight an exact zero
+      x = (((int64_t)(u * 32768.0)) & 7) == 0 ? 0.0 : u * 1024.0;
+      break;
+    case 1:
+      x = -std::fabs(u) * 1024.0;
+      break;
+    default:
+      x = std::fabs(u) * 1024.0;
+      break;
+    }
+    return WValue{x};
+  }
+};
+
+} // namespace
+
+const char *mirage::wideTrialDescription(unsigned trial) {
+  switch (trial) {
+  case 0:
+    return "inputs in [-1024, 1024) with one in eight an exact zero";
+  case 1:
+    return "inputs in (-1024, 0]";
+  default:
+    return "inputs in [0, 1024]";
+  }
+}
+
+DefinednessResult mirage::wideFloat64Refinement(const UGraph &cand,
+                                                const UGraph &ref,
+                                                uint64_t seed,
+                                                unsigned threads) {
+  DefinednessResult res;
+  for (unsigned t = 0; t < kWideFloat64Trials; ++t) {
+    WideFloatSemantics sem;
+    Evaluator<WideFloatSemantics> eval(sem, threads);
+    std::vector<Tensor<WValue>> stored;
+    auto ins = counterInputs<WValue>(ref, mix(seed ^ (0x31de + t)),
+                                     kStoredInputElements, stored,
+                                     WideDraw{t});
+    std::vector<Tensor<WValue>> b = eval.run(ref, ins);
+    if (sem.isUndefined())
+      continue; // the reference is undefined here: anything goes
+    std::vector<Tensor<WValue>> a = eval.run(cand, ins);
+    std::string where;
+    if (sem.isUndefined()) {
+      where = std::string("the candidate evaluates ") + sem.firstWhat() +
+              " where the reference is defined";
+    } else {
+      for (size_t i = 0; i < a.size() && i < b.size() && where.empty(); ++i)
+        for (int64_t e = 0; e < a[i].size() && e < b[i].size(); ++e) {
+          const WValue &x = a[i].data[e], &y = b[i].data[e];
+          if (std::isfinite(y.v) && !std::isfinite(x.v) && !x.lossy) {
+            where = llvm::formatv("candidate output #{0} element {1} is {2} "
+                                  "where the reference's is {3}",
+                                  i, e, x.v, y.v)
+                        .str();
+            break;
+          }
+        }
+    }
+    if (!where.empty()) {
+      res.status = DefinednessResult::Status::Counterexample;
+      res.message = "in a wide-range float64 trial (" +
+                    std::string(wideTrialDescription(t)) + "), " + where;
+      return res;
+    }
+  }
+  return res;
+}
+
+bool mirage::float64DomainError(const UGraph &g,
+                                const std::vector<Tensor<double>> &inputs,
+                                std::string *what) {
+  std::vector<Tensor<WValue>> ins;
+  ins.reserve(inputs.size());
+  for (const Tensor<double> &t : inputs) {
+    Tensor<WValue> w(t.shape, WValue{});
+    for (int64_t e = 0; e < t.size(); ++e)
+      w.data[e].v = t.data[e];
+    ins.push_back(std::move(w));
+  }
+  std::vector<TensorSource<WValue>> src;
+  for (const Tensor<WValue> &t : ins)
+    src.emplace_back(t);
+  WideFloatSemantics sem;
+  Evaluator<WideFloatSemantics> eval(sem, 1);
+  (void)eval.run(g, src);
+  if (sem.isUndefined() && what)
+    *what = sem.firstWhat();
+  return sem.isUndefined();
+}
