@@ -13,6 +13,8 @@
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/MemoryLimit.h"
 
+#include "Mirage/Support/SeededValues.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
@@ -24,18 +26,51 @@ using namespace mirage;
 using ff::FieldValue;
 using ff::Symbol;
 
+/// Whether a unary op may be undefined on part of the reals (its argument
+/// then needs a definedness argument, Verification.md §4.6). No default: a
+/// new kind must say.
+static bool isPartial(UnaryKind k) {
+  switch (k) {
+  case UnaryKind::sqrt:
+  case UnaryKind::rsqrt:
+  case UnaryKind::reciprocal:
+    return true;
+  case UnaryKind::exp:
+  case UnaryKind::square:
+  case UnaryKind::silu:
+  case UnaryKind::gelu:
+  case UnaryKind::relu:
+  case UnaryKind::sigmoid:
+  case UnaryKind::tanh:
+  case UnaryKind::mul_scalar:
+  case UnaryKind::add_scalar:
+    return false;
+  }
+  return true;
+}
+
+static bool isPartial(BinaryKind k) {
+  switch (k) {
+  case BinaryKind::div:
+  case BinaryKind::pow:
+    return true;
+  case BinaryKind::add:
+  case BinaryKind::sub:
+  case BinaryKind::mul:
+    return false;
+  }
+  return true;
+}
+
 bool mirage::hasPartialOps(const UGraph &g) {
   for (const UOp &op : g.ops) {
     switch (op.kind) {
     case OpKind::Binary:
-      if (op.binaryKind() == BinaryKind::div ||
-          op.binaryKind() == BinaryKind::pow)
+      if (isPartial(op.binaryKind()))
         return true;
       break;
     case OpKind::Unary:
-      if (op.unaryKind() == UnaryKind::sqrt ||
-          op.unaryKind() == UnaryKind::rsqrt ||
-          op.unaryKind() == UnaryKind::reciprocal)
+      if (isPartial(op.unaryKind()))
         return true;
       break;
     case OpKind::RmsNorm:
@@ -49,7 +84,11 @@ bool mirage::hasPartialOps(const UGraph &g) {
       if (hasPartialOps(g.bodies[op.body]))
         return true;
       break;
-    default:
+    case OpKind::Matmul:
+    case OpKind::Reduce:
+    case OpKind::Concat:
+    case OpKind::InputIterator:
+    case OpKind::OutputSaver:
       break;
     }
   }
@@ -57,13 +96,6 @@ bool mirage::hasPartialOps(const UGraph &g) {
 }
 
 namespace {
-
-uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 //===----------------------------------------------------------------------===//
 // The definedness domain
@@ -141,7 +173,9 @@ struct WValue {
 };
 
 struct FieldKey {
-  size_t operator()(const FieldValue &v) const { return mix(v.p ^ mix(v.q)); }
+  size_t operator()(const FieldValue &v) const {
+    return mix64(v.p ^ mix64(v.q));
+  }
 };
 struct FieldEq {
   bool operator()(const FieldValue &a, const FieldValue &b) const {
@@ -503,11 +537,11 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
   // (the inverse of 0 is not the real divisor's): redraw, as the field check
   // does.
   for (unsigned r = 0; r < 8; ++r) {
-    uint64_t key = mix(mix(seed ^ 0xdef1ed) + r);
+    uint64_t key = mix64(mix64(seed ^ 0xdef1ed) + r);
     DefinednessSemantics sem(key);
     std::vector<Tensor<DValue>> stored;
     std::vector<TensorSource<DValue>> ins = counterInputs<DValue>(
-        ref, mix(key ^ 0x1234567), kStoredInputElements, stored,
+        ref, mix64(key ^ 0x1234567), kStoredInputElements, stored,
         DefinednessDraw{sem});
     E eval(sem, threads);
     sem.setRole(DefinednessSemantics::Role::Reference);
@@ -616,14 +650,12 @@ public:
     default:
       break;
     }
-    // Everything else is total over the reals: a non-finite result or a
-    // zero from a nonzero argument is an overflow or underflow.
-    out.lossy |= !std::isfinite(r) ||
-                 (r == 0 && x.v != 0 && k != UnaryKind::relu &&
-                  k != UnaryKind::add_scalar && k != UnaryKind::mul_scalar);
-    if (k == UnaryKind::mul_scalar || k == UnaryKind::add_scalar)
-      out.lossy |= (r == 0 && x.v != 0 && k == UnaryKind::mul_scalar &&
-                    scalar != 0);
+    // Everything else is total over the reals: a non-finite result, or a
+    // zero from a nonzero argument where the op cannot reach zero exactly,
+    // is an overflow or underflow.
+    bool reachesZero = k == UnaryKind::relu || k == UnaryKind::add_scalar ||
+                       (k == UnaryKind::mul_scalar && scalar == 0);
+    out.lossy |= !std::isfinite(r) || (r == 0 && x.v != 0 && !reachesZero);
     return out;
   }
 
@@ -708,7 +740,7 @@ DefinednessResult mirage::wideFloat64Refinement(const UGraph &cand,
     WideFloatSemantics sem;
     Evaluator<WideFloatSemantics> eval(sem, threads);
     std::vector<Tensor<WValue>> stored;
-    auto ins = counterInputs<WValue>(ref, mix(seed ^ (0x31de + t)),
+    auto ins = counterInputs<WValue>(ref, mix64(seed ^ (0x31de + t)),
                                      kStoredInputElements, stored,
                                      WideDraw{t});
     std::vector<Tensor<WValue>> b = eval.run(ref, ins);

@@ -5,6 +5,7 @@
 #include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/MemoryLimit.h"
+#include "Mirage/Support/SeededValues.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -24,15 +25,6 @@ using namespace mirage;
 using ff::FieldValue;
 
 namespace {
-/// Inputs up to this many elements (24 MB of field values) are drawn once
-/// per test and stored; larger ones are generated where they are read.
-
-uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 bool containsExp(const UGraph &g) {
   for (const UOp &op : g.ops)
@@ -142,7 +134,7 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
     progress.test(expI, t, nTests);
     bool done = false;
     for (unsigned r = 0; r <= opts.maxRedraws && !done; ++r) {
-      uint64_t key = mix(mix(mix(seed) ^ family) ^ ((uint64_t)t << 8 | r));
+      uint64_t key = mix64(mix64(mix64(seed) ^ family) ^ ((uint64_t)t << 8 | r));
       Sem sem = makeDomain(static_cast<Sem *>(nullptr), key, expI);
       // The domain's draw step (this test's moduli) from the element's
       // words, or a whole range at once.
@@ -151,7 +143,7 @@ ModeOutcome runMode(const UGraph &cand, const UGraph &ref, bool expI,
       // large ones are generated where the evaluator reads them.
       std::vector<T> stored;
       std::vector<TensorSource<V>> ins =
-          counterInputs<V>(ref, mix(key ^ 0x1234567),
+          counterInputs<V>(ref, mix64(key ^ 0x1234567),
                                     kStoredInputElements, stored, draw);
       Evaluator<Sem> eval(sem, opts.threads);
       std::vector<T> a = eval.run(cand, ins);

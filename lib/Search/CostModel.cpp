@@ -15,11 +15,6 @@
 
 using namespace mirage;
 
-static double bytesOf(const UValue &v) {
-  return static_cast<double>(numElements(v.shape)) *
-         static_cast<double>(elemTypeBytes(v.type));
-}
-
 static double elems(const UValue &v) {
   return static_cast<double>(numElements(v.shape));
 }

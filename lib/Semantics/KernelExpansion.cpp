@@ -202,8 +202,7 @@ struct Expander {
     // below it every column block re-reading A costs more than it fills.
     double moved = 0;
     for (int32_t v : op.operands)
-      moved += static_cast<double>(numElements(val(v).shape)) *
-               elemTypeBytes(val(v).type);
+      moved += bytesOf(val(v));
     while (moved >= kFillBytes && (n / tn) * (m / tm) * batch < target.numSMs) {
       int64_t narrower =
           alignedDivisorAtMost(n, tn / 2, target.mma.n);
@@ -251,9 +250,7 @@ struct Expander {
     // for a block per SM (down to one output row per block), each reduced
     // by all the block's threads (the plan's lanes and tree).
     int64_t outElems = opt.elementwiseTileElems / 4;
-    if (static_cast<double>(numElements(xs)) *
-            elemTypeBytes(val(op.operands[0]).type) >=
-        kFillBytes)
+    if (bytesOf(val(op.operands[0])) >= kFillBytes)
       outElems = std::min(
           outElems, std::max<int64_t>(1, numElements(os) / target.numSMs));
     Partition p = partition(os, outElems, 256, {d});

@@ -45,6 +45,11 @@ int64_t mirage::elemTypeBytes(ElemType t) {
   return 4;
 }
 
+double mirage::bytesOf(const UValue &v) {
+  return static_cast<double>(numElements(v.shape)) *
+         static_cast<double>(elemTypeBytes(v.type));
+}
+
 llvm::StringRef mirage::opKindName(OpKind k) {
   switch (k) {
   case OpKind::Matmul: return "matmul";

@@ -80,6 +80,9 @@ struct UValue {
   int32_t def = -1; // defining op index; -1 for a graph input
 };
 
+/// Bytes of a tensor value as declared (elements times the element type).
+double bytesOf(const UValue &v);
+
 struct UGraph {
   Level level = Level::Kernel;
   std::vector<UValue> values;

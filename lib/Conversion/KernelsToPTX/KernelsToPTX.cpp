@@ -58,32 +58,16 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
 
   /// The target record and chip of `graph`'s code (the pass's options, else
   /// the graph's target): one choice, so a chip never pairs with another
-  /// target's cost model.
+  /// target's cost model. The options were checked once for the module
+  /// (checkOptions).
   FailureOr<std::pair<TargetInfo, std::string>>
   resolveTarget(kernel::GraphOp graph, const UGraph &g) {
-    std::optional<TargetInfo> t;
-    if (!target.empty()) {
-      t = lookupTarget(target);
-      if (!t)
-        return graph.emitError() << "unknown target '" << target
-                                 << "' (h100, a100)";
-    }
-    if (!chip.empty()) {
-      std::optional<TargetInfo> byChip = lookupTargetByChip(chip);
-      if (!byChip)
-        return graph.emitError() << "unsupported chip '" << chip
-                                 << "' (supported: " << supportedChips()
-                                 << ")";
-      if (t && t->name != byChip->name)
-        return graph.emitError()
-               << "chip '" << chip << "' is not the chip of target '"
-               << t->name << "' (" << t->chip << "); name one of them, or "
-               << "target=" << byChip->name;
-      return std::make_pair(*byChip, std::string(chip));
-    }
-    if (!t)
-      t = lookupTarget(g.target.empty() ? StringRef(kDefaultTarget)
-                                        : StringRef(g.target));
+    if (!chip.empty())
+      return std::make_pair(*lookupTargetByChip(chip), std::string(chip));
+    StringRef name = !target.empty()    ? StringRef(target)
+                     : g.target.empty() ? StringRef(kDefaultTarget)
+                                        : StringRef(g.target);
+    std::optional<TargetInfo> t = lookupTarget(name);
     if (!t)
       return graph.emitError() << "unknown target '" << g.target << "'";
     return std::make_pair(*t, t->chip.str());
