@@ -216,6 +216,65 @@ public:
       fl |= kNonNeg | (a.anyPos ? kPos | kNonZero : 0);
     return atom(f.dotValue(a.acc), fl, AtomKind::Sum);
   }
+  /// The evaluator's matmul tile, with the values of the dotMulAdd chain:
+  /// the field sums by the field's tile kernel (FieldDot.h) on residues
+  /// copied out of the records, the sign facts folded beside it. An output
+  /// stops being looked at after its first product not known non-negative
+  /// (its sum then has no fact, dotValue's rule), so on inputs without
+  /// facts the facts cost one pass over the first row of b.
+  static constexpr size_t kDotTileBytes = FiniteFieldSemantics::kDotTileBytes;
+  template <class RowOfB>
+  void dotTile(const Value *pa, int64_t k, Value *pc, int64_t n, int64_t i0,
+               int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
+    enum : uint8_t { kOpen = 1, kAnyPos = 2 };
+    const int64_t rows = i1 - i0, w = j1 - j0;
+    thread_local std::vector<FieldValue> a, b, c;
+    thread_local std::vector<uint8_t> state;
+    a.resize(rows * k);
+    b.resize(w);
+    c.resize(rows * w);
+    state.assign(rows * w, kOpen);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t kk = 0; kk < k; ++kk)
+        a[i * k + kk] = pa[(i0 + i) * k + kk].fp;
+    int64_t open = rows * w;
+    FieldValue *bd = b.data();
+    uint8_t *st = state.data();
+    f.dotTile(a.data(), k, c.data(), w, 0, rows, 0, w,
+              [&](int64_t kk) -> const FieldValue * {
+                const Value *row = rowOfB(kk);
+                for (int64_t j = 0; j < w; ++j)
+                  bd[j] = row[j].fp;
+                for (int64_t i = 0; open && i < rows; ++i) {
+                  const Value &x = pa[(i0 + i) * k + kk];
+                  for (int64_t j = 0; j < w; ++j) {
+                    uint8_t &s = st[i * w + j];
+                    if (!(s & kOpen))
+                      continue;
+                    uint8_t pf = productFlags(x, row[j]);
+                    if (!(pf & kNonNeg)) {
+                      s = 0;
+                      --open;
+                    } else if (pf & kPos) {
+                      s |= kAnyPos;
+                    }
+                  }
+                }
+                return bd;
+              });
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < w; ++j) {
+        Value &out = pc[(i0 + i) * n + j0 + j];
+        if (k == 0) {
+          out = zero();
+          continue;
+        }
+        uint8_t s = st[i * w + j], fl = 0;
+        if (s & kOpen)
+          fl |= kNonNeg | ((s & kAnyPos) ? kPos | kNonZero : 0);
+        out = atom(c[i * w + j], fl, AtomKind::Sum);
+      }
+  }
 
   Value zero() const { return Value{}; }
   Value fromInt(int64_t v) const {
@@ -589,6 +648,83 @@ public:
   Value dotValue(const DotAccumulator &a) const {
     // A sum of finite values is non-finite only by overflow.
     return Value{a.s, a.lossy || (!a.undef && !std::isfinite(a.s)), a.undef};
+  }
+  /// The evaluator's matmul tile, with the values and flags of the
+  /// dotMulAdd chain: the sums by the float64 kernel (float64DotBlock, the
+  /// same left folds), the flags of a block of 64 products from each row's
+  /// and column's flags and magnitudes. Rounding is monotone, so when the
+  /// largest finite magnitudes of a row and a column multiply to a finite
+  /// number and their smallest nonzero ones to a nonzero one, no product of
+  /// the two overflows or underflows to zero; otherwise that output's block
+  /// is checked product by product.
+  static constexpr size_t kDotTileBytes = sizeof(double) + 2;
+  template <class RowOfB>
+  void dotTile(const Value *pa, int64_t k, Value *pc, int64_t n, int64_t i0,
+               int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
+    constexpr int64_t kBlock = 64;
+    const int64_t rows = i1 - i0, w = j1 - j0;
+    struct Stats {
+      double max = 0, minNonZero = INFINITY;
+      bool lossy = false, undef = false;
+      void add(const Value &x) {
+        lossy |= x.lossy;
+        undef |= x.undef;
+        double m = std::fabs(x.v);
+        if (std::isfinite(m) && m != 0) {
+          max = std::max(max, m);
+          minNonZero = std::min(minNonZero, m);
+        }
+      }
+    };
+    thread_local std::vector<double> av, bt, acc;
+    thread_local std::vector<Stats> rowStats, colStats;
+    thread_local std::vector<uint8_t> lossy, undef;
+    av.resize(rows * k);
+    bt.resize(kBlock * w);
+    acc.assign(rows * w, 0.0);
+    lossy.assign(rows * w, 0);
+    undef.assign(rows * w, 0);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t kk = 0; kk < k; ++kk)
+        av[i * k + kk] = pa[(i0 + i) * k + kk].v;
+    for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+      const int64_t kn = std::min(kBlock, k - k0);
+      colStats.assign(w, Stats{});
+      rowStats.assign(rows, Stats{});
+      for (int64_t t = 0; t < kn; ++t) {
+        const Value *row = rowOfB(k0 + t);
+        for (int64_t j = 0; j < w; ++j) {
+          bt[t * w + j] = row[j].v;
+          colStats[j].add(row[j]);
+        }
+      }
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t t = 0; t < kn; ++t)
+          rowStats[i].add(pa[(i0 + i) * k + k0 + t]);
+      float64DotBlock(av.data() + k0, k, bt.data(), rows, w, kn, acc.data());
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < w; ++j) {
+          const Stats &r = rowStats[i], &c = colStats[j];
+          undef[i * w + j] |= r.undef | c.undef;
+          uint8_t &l = lossy[i * w + j];
+          l |= r.lossy | c.lossy;
+          if (l || (std::isfinite(r.max * c.max) &&
+                    r.minNonZero * c.minNonZero != 0))
+            continue;
+          for (int64_t t = 0; t < kn && !l; ++t) {
+            double x = av[i * k + k0 + t], y = bt[t * w + j];
+            l |= underOrOverflow(x * y, x, y);
+          }
+        }
+    }
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < w; ++j) {
+        DotAccumulator d;
+        d.s = acc[i * w + j];
+        d.lossy = lossy[i * w + j];
+        d.undef = undef[i * w + j];
+        pc[(i0 + i) * n + j0 + j] = dotValue(d);
+      }
   }
 
   Value zero() const { return Value{}; }

@@ -298,14 +298,77 @@ TEST(NanDomains, PropertyDrawnDivisorsNeverDisagreeWhenVerified) {
         ins[0].data[e] =
             e % 8 == 0 ? 0.0 : scale * (double)((rng() % 1024) + 1) / 1024.0;
       std::string what;
-      if (!float64DomainError(ref, ins))
+      if (!float64DomainError(ref, ins)) {
         EXPECT_FALSE(float64DomainError(cand, ins, &what))
             << "verified pair undefined (" << what
             << ") where the reference is defined, scale " << scale
             << ", seed " << 1000 + trial << ": " << r.message;
+      }
     }
   }
   std::printf("property: %u accepted, %u rejected\n", accepted, rejected);
   EXPECT_GT(accepted, 50u);
   EXPECT_GT(rejected, 200u);
+}
+
+/// The sign facts of a matmul (the definedness domain's tile kernel): a sum
+/// of products of exps is positive, so dividing by it needs no reference
+/// divisor; one factor without a sign fact takes the fact away. k = 100
+/// crosses the kernel's 16-product blocks with a partial last one.
+TEST(NanDomains, MatmulSignFactsSurviveTheTile) {
+  for (bool positive : {true, false}) {
+    UGraph ref, cand;
+    int32_t a = ref.addInput({8, 100}, ElemType::F32);
+    int32_t b = ref.addInput({100, 40}, ElemType::F32);
+    ref.markOutput(ref.addMatmul(a, b));
+    a = cand.addInput({8, 100}, ElemType::F32);
+    b = cand.addInput({100, 40}, ElemType::F32);
+    int32_t y = cand.addMatmul(a, b);
+    int32_t ea = positive ? cand.addUnary(UnaryKind::exp, a) : a;
+    int32_t d = cand.addMatmul(ea, cand.addUnary(UnaryKind::exp, b));
+    int32_t p = cand.addBinary(BinaryKind::mul, y, d);
+    cand.markOutput(cand.addBinary(BinaryKind::div, p, d));
+    for (uint64_t seed : kSeeds) {
+      DefinednessResult r = checkDefinedness(cand, ref, seed);
+      if (positive)
+        EXPECT_TRUE(r.ok()) << r.message;
+      else
+        EXPECT_EQ(r.status, DefinednessResult::Status::NotShown) << r.message;
+    }
+  }
+}
+
+/// The overflow and underflow flags of a matmul (the wide float64 tile):
+/// products of inputs scaled by 2^1000 overflow and by 2^-1000 underflow
+/// to zero, so the candidate's inf (a reciprocal of the underflowed sum,
+/// or the overflowed sum) comes from a lossy value and is not charged as a
+/// domain error or a counterexample. Were the flags lost, the reciprocal
+/// of an exact zero would be.
+TEST(NanDomains, MatmulRangeFlagsSurviveTheTile) {
+  for (double scale : {std::ldexp(1.0, 1000), std::ldexp(1.0, -1000)}) {
+    UGraph ref, cand;
+    int32_t a = ref.addInput({8, 100}, ElemType::F32);
+    int32_t b = ref.addInput({100, 40}, ElemType::F32);
+    ref.markOutput(ref.addMatmul(a, b));
+    a = cand.addInput({8, 100}, ElemType::F32);
+    b = cand.addInput({100, 40}, ElemType::F32);
+    int32_t y = cand.addMatmul(cand.addUnary(UnaryKind::mul_scalar, a, scale),
+                               cand.addUnary(UnaryKind::mul_scalar, b, scale));
+    cand.markOutput(cand.addUnary(UnaryKind::reciprocal, y));
+    for (uint64_t seed : kSeeds)
+      EXPECT_TRUE(wideFloat64Refinement(cand, ref, seed).ok()) << scale;
+  }
+  // Unscaled, the same reciprocal of a sum that is exactly zero (a zero
+  // row of a) is a domain error from clean operands: the trial charges it.
+  UGraph ref, cand;
+  int32_t a = ref.addInput({8, 100}, ElemType::F32);
+  int32_t b = ref.addInput({100, 40}, ElemType::F32);
+  ref.markOutput(ref.addMatmul(a, b));
+  a = cand.addInput({8, 100}, ElemType::F32);
+  b = cand.addInput({100, 40}, ElemType::F32);
+  int32_t z = cand.addUnary(UnaryKind::mul_scalar, a, 0.0);
+  cand.markOutput(
+      cand.addUnary(UnaryKind::reciprocal, cand.addMatmul(z, b)));
+  EXPECT_EQ(wideFloat64Refinement(cand, ref, 1).status,
+            DefinednessResult::Status::Counterexample);
 }

@@ -786,14 +786,31 @@ private:
     int64_t rows = x.size() / n;
     T out(x.shape, sem.zero());
     V count = sem.fromInt(n);
-    for (int64_t r = 0; r < rows; ++r) {
+    auto rmsOfRow = [&](int64_t r) {
       V s = sumOfSquares(x.data.data() + r * n, n);
       V mean = sem.div(s, count);
       if (eps != 0.0)
         mean = sem.add(mean, sem.fromDouble(eps));
-      V rms = sem.unary(UnaryKind::sqrt, mean, 0.0);
-      for (int64_t j = 0; j < n; ++j)
-        out.data[r * n + j] = sem.div(x.data[r * n + j], rms);
+      return sem.unary(UnaryKind::sqrt, mean, 0.0);
+    };
+    if constexpr (detail::DividesByInverse<Sem>::value) {
+      // Every row's rms inverted in one batch (Montgomery's trick), then
+      // each element multiplied: the same values, since div is mul by the
+      // inverse, where dividing element by element inverted each row's rms
+      // n times (once per lane in the lane field).
+      std::vector<V> rms(rows), inv(rows);
+      for (int64_t r = 0; r < rows; ++r)
+        rms[r] = rmsOfRow(r);
+      sem.inverseAll(rms.data(), rows, inv.data());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j)
+          out.data[r * n + j] = sem.mul(x.data[r * n + j], inv[r]);
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        V rms = rmsOfRow(r);
+        for (int64_t j = 0; j < n; ++j)
+          out.data[r * n + j] = sem.div(x.data[r * n + j], rms);
+      }
     }
     if (w)
       return broadcastBinary(BinaryKind::mul, out, *w, x.shape);
