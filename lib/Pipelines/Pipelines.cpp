@@ -25,6 +25,7 @@ static void buildSuperoptimizeStages(
   so.maxBlockOps = options.maxBlockOps;
   so.threads = options.threads;
   so.timeBudget = options.timeBudget;
+  so.moduleTimeBudget = options.moduleTimeBudget;
   so.cachePath = options.cache;
   so.reportPath = options.report;
   so.prune = options.prune;

@@ -41,7 +41,8 @@ bool SearchReport::operator==(const SearchReport &o) const {
          verificationTests == o.verificationTests &&
          verificationVacuous == o.verificationVacuous &&
          searchSeconds == o.searchSeconds &&
-         verificationSeconds == o.verificationSeconds;
+         verificationSeconds == o.verificationSeconds &&
+         repeatOf == o.repeatOf && moduleBudgetSpent == o.moduleBudgetSpent;
 }
 
 // JSON numbers are doubles in llvm::json unless integral; counters are
@@ -53,7 +54,7 @@ Value mirage::toJSON(const SearchReport &r) {
   Object cache{{"status", cacheStatusName(r.cache)}, {"key", r.cacheKey}};
   if (!r.cacheError.empty())
     cache["error"] = r.cacheError;
-  return Object{
+  Object out{
       {"schema", kSearchReportSchema},
       {"graph", r.graph},
       {"target", r.target},
@@ -75,6 +76,11 @@ Value mirage::toJSON(const SearchReport &r) {
               {"vacuous", r.verificationVacuous},
               {"seconds", number(r.verificationSeconds)}}},
   };
+  if (!r.repeatOf.empty())
+    out["repeat_of"] = r.repeatOf;
+  if (r.moduleBudgetSpent)
+    out["module_budget_spent"] = true;
+  return out;
 }
 
 namespace {
@@ -150,6 +156,10 @@ bool mirage::fromJSON(const Value &v, SearchReport &r, llvm::json::Path path) {
     return false;
   if (auto b = o->getBoolean("timed_out"))
     r.timedOut = *b;
+  if (auto s = o->getString("repeat_of"))
+    r.repeatOf = s->str();
+  if (auto b = o->getBoolean("module_budget_spent"))
+    r.moduleBudgetSpent = *b;
   uint64_t k = 0;
   if (!getCount(*o, "kernels_in_input", k, path))
     return false;
@@ -191,13 +201,51 @@ llvm::Expected<SearchReport> mirage::parseSearchReport(llvm::StringRef json) {
   return r;
 }
 
+ReportTotals mirage::totalsOf(llvm::ArrayRef<SearchReport> reports) {
+  ReportTotals t;
+  for (const SearchReport &r : reports) {
+    ++t.graphs;
+    bool repeat = !r.repeatOf.empty();
+    t.repeats += repeat;
+    t.cacheHits += r.cache == CacheStatus::Hit;
+    t.budgetSkipped += r.moduleBudgetSpent;
+    t.searched += !repeat && r.cache != CacheStatus::Hit && !r.moduleBudgetSpent;
+    t.improved += r.improved();
+    t.timedOut += r.timedOut;
+    t.kernelsInInput += r.kernelsInInput;
+    t.kernelsInWinner += r.kernelsInWinner;
+    t.inputCostUs += r.inputCostUs;
+    t.bestCostUs += r.bestCostUs;
+    t.seconds += r.seconds;
+    t.searchSeconds += r.searchSeconds;
+    t.verificationSeconds += r.verificationSeconds;
+  }
+  return t;
+}
+
 std::string mirage::reportsToJSON(llvm::ArrayRef<SearchReport> reports,
                                   bool pretty) {
   llvm::json::Array graphs;
   for (const SearchReport &r : reports)
     graphs.push_back(toJSON(r));
+  ReportTotals t = totalsOf(reports);
+  Object totals{{"graphs", count(t.graphs)},
+                {"searched", count(t.searched)},
+                {"cache_hits", count(t.cacheHits)},
+                {"repeats", count(t.repeats)},
+                {"improved", count(t.improved)},
+                {"timed_out", count(t.timedOut)},
+                {"module_budget_skipped", count(t.budgetSkipped)},
+                {"kernels_in_input", t.kernelsInInput},
+                {"kernels_in_winner", t.kernelsInWinner},
+                {"input_cost_us", number(t.inputCostUs)},
+                {"best_cost_us", number(t.bestCostUs)},
+                {"seconds", number(t.seconds)},
+                {"search_seconds", number(t.searchSeconds)},
+                {"verification_seconds", number(t.verificationSeconds)}};
   Value doc = Object{{"schema", kSearchReportSchema},
-                     {"graphs", std::move(graphs)}};
+                     {"graphs", std::move(graphs)},
+                     {"totals", std::move(totals)}};
   std::string s;
   llvm::raw_string_ostream os(s);
   if (pretty)

@@ -23,6 +23,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -140,14 +141,19 @@ struct SuperoptimizePass
       return signalPassFailure();
     }
     // NaN compares false with every elapsed time, so it would never expire.
-    if (!(timeBudget >= 0) || std::isinf(timeBudget)) {
+    for (auto [name, value] : {std::pair<const char *, double>{
+                                   "time-budget", timeBudget},
+                               {"module-time-budget", moduleTimeBudget}}) {
+      if (value >= 0 && !std::isinf(value))
+        continue;
       std::string shown;
-      llvm::raw_string_ostream(shown) << llvm::format("%g", double(timeBudget));
-      module.emitError("time-budget must be a finite number of seconds >= 0, "
-                       "got ")
-          << shown;
+      llvm::raw_string_ostream(shown) << llvm::format("%g", value);
+      module.emitError(name)
+          << " must be a finite number of seconds >= 0, got " << shown;
       return signalPassFailure();
     }
+    passStart = std::chrono::steady_clock::now();
+    answers.clear();
     ResultCache cache = ResultCache::open(CacheConfig::parse(cachePath));
     if (!cache.error().empty())
       mlir::emitWarning(module.getLoc())
@@ -175,6 +181,8 @@ struct SuperoptimizePass
       if (failed(optimize(graph, cache, reports)))
         return signalPassFailure();
     }
+    if (!reports.empty())
+      emitModuleSummary(module, reports);
     if (!reportPath.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream os(reportPath, ec, llvm::sys::fs::OF_Text);
@@ -186,6 +194,39 @@ struct SuperoptimizePass
       os << reportsToJSON(reports) << "\n";
     }
   }
+
+  /// One remark on the module with the totals of its graphs.
+  void emitModuleSummary(ModuleOp module, ArrayRef<SearchReport> reports) {
+    ReportTotals t = totalsOf(reports);
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << "superoptimized " << t.graphs << " graph(s): " << t.searched
+       << " searched, " << t.cacheHits << " cache hit(s), " << t.repeats
+       << " repeat(s) of an earlier graph";
+    if (t.budgetSkipped)
+      os << ", " << t.budgetSkipped << " left unsearched (module budget of "
+         << llvm::format("%g", double(moduleTimeBudget)) << " s spent)";
+    os << "; " << t.improved << " improved, kernels " << t.kernelsInInput
+       << " -> " << t.kernelsInWinner << ", estimated "
+       << llvm::format("%.2f", t.inputCostUs) << " us -> "
+       << llvm::format("%.2f", t.bestCostUs) << " us on " << target << "; "
+       << llvm::format("%.2f", t.seconds) << " s (search "
+       << llvm::format("%.2f", t.searchSeconds) << " s, verification "
+       << llvm::format("%.2f", t.verificationSeconds) << " s)";
+    mlir::emitRemark(module.getLoc(), msg);
+  }
+
+  /// The answer of a graph this run searched (or found in the cache), by
+  /// cache key: a later graph with the same key (the same canonical graph,
+  /// inputs in the same order, same target and options) reuses it.
+  struct Answer {
+    std::string graph;
+    std::optional<UGraph> winner;
+    double log2Bound = 0;
+    uint64_t tests = 0;
+  };
+  llvm::StringMap<Answer> answers;
+  std::chrono::steady_clock::time_point passStart;
 
   /// Graph names of the module, the ones this pass gave included.
   llvm::StringSet<> takenNames;
@@ -279,8 +320,20 @@ struct SuperoptimizePass
     report.cacheError = cache.error();
 
     std::optional<UGraph> winner;
+    if (auto it = answers.find(report.cacheKey); it != answers.end()) {
+      // The same canonical graph earlier in this module: its answer, already
+      // verified against an identical graph, without a search (a repeated
+      // decoder block is searched once). Not re-checked like a cache hit:
+      // the cache file is outside the program's control, this answer is not.
+      report.repeatOf = it->second.graph;
+      winner = it->second.winner;
+      report.verificationLog2Bound = it->second.log2Bound;
+      report.verificationTests = it->second.tests;
+    }
     std::string errorBefore = cache.error();
-    std::optional<CacheEntry> hit = cache.lookup(report.cacheKey);
+    std::optional<CacheEntry> hit;
+    if (report.repeatOf.empty())
+      hit = cache.lookup(report.cacheKey);
     if (!hit && cache.error() != errorBefore) {
       // A damaged entry or a read failure: a miss, said once, and the
       // search's store below replaces the entry.
@@ -331,8 +384,25 @@ struct SuperoptimizePass
         mlir::emitWarning(graph.getLoc()) << report.cacheError;
       }
     }
-    if (!winner) {
+    double moduleLeft =
+        moduleTimeBudget - std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - passStart)
+                               .count();
+    bool searched = false;
+    if (!winner && report.repeatOf.empty() && !(moduleLeft > 0)) {
+      report.moduleBudgetSpent = true;
+      report.timedOut = true;
+      std::string shown;
+      llvm::raw_string_ostream(shown)
+          << llvm::format("%g", double(moduleTimeBudget));
+      mlir::emitRemark(graph.getLoc())
+          << "graph '" << report.graph
+          << "' left unchanged: the module's search budget (" << shown
+          << " s, module-time-budget) is spent";
+    } else if (!winner && report.repeatOf.empty()) {
+      searched = true;
       search::FusionSearchOptions opts = searchOptions();
+      opts.timeBudgetSeconds = std::min<double>(timeBudget, moduleLeft);
       if (costBound)
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);
@@ -372,7 +442,13 @@ struct SuperoptimizePass
     report.seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - t0)
                          .count();
+    if ((searched || report.cache == CacheStatus::Hit) &&
+        !answers.count(report.cacheKey))
+      answers[report.cacheKey] =
+          Answer{report.graph, winner, report.verificationLog2Bound,
+                 report.verificationTests};
     if (winner && report.cache == CacheStatus::Miss &&
+        report.repeatOf.empty() &&
         !cache.store(report.cacheKey,
                      CacheEntry{winnerText(&getContext(), *winner),
                                 reportToJSON(report), 0})) {
@@ -419,6 +495,8 @@ struct SuperoptimizePass
     }
     ++numGraphs;
     numCacheHits += report.cache == CacheStatus::Hit;
+    numRepeats += !report.repeatOf.empty();
+    numBudgetSkipped += report.moduleBudgetSpent;
     numImproved += improves;
     reports.push_back(std::move(report));
     return success();

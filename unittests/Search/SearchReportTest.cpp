@@ -82,6 +82,36 @@ TEST(SearchReport, ListRoundTrip) {
   EXPECT_EQ((*back)[1], b);
 }
 
+/// A repeat and a graph skipped for the module budget round-trip, and the
+/// totals count each graph once in the right column.
+TEST(SearchReport, ModuleTotals) {
+  SearchReport a = sample(), b = sample(), c = sample();
+  a.searchSeconds = 2;
+  b.graph = "block1";
+  b.repeatOf = "rmsnorm_matmul_ref";
+  b.statesExplored = 0;
+  c.graph = "block2";
+  c.moduleBudgetSpent = true;
+  c.bestCostUs = c.inputCostUs;
+  c.kernelsInWinner = c.kernelsInInput;
+  auto back = parseSearchReports(reportsToJSON({a, b, c}));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_EQ((*back)[1], b);
+  EXPECT_EQ((*back)[2], c);
+  ReportTotals t = totalsOf({a, b, c});
+  EXPECT_EQ(t.graphs, 3u);
+  EXPECT_EQ(t.searched, 1u);
+  EXPECT_EQ(t.repeats, 1u);
+  EXPECT_EQ(t.budgetSkipped, 1u);
+  EXPECT_EQ(t.improved, 2u);
+  EXPECT_EQ(t.kernelsInInput, 6);
+  EXPECT_EQ(t.kernelsInWinner, 4);
+  EXPECT_DOUBLE_EQ(t.inputCostUs, 3 * 20.25);
+  EXPECT_DOUBLE_EQ(t.bestCostUs, 2 * 13.5 + 20.25);
+  EXPECT_DOUBLE_EQ(t.searchSeconds, 2);
+}
+
 TEST(SearchReport, RejectsBadInput) {
   auto notJson = parseSearchReport("{not json");
   EXPECT_FALSE(static_cast<bool>(notJson));

@@ -34,6 +34,11 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "time-budget", llvm::cl::desc("search seconds per graph (not the final "
                                      "verification, reported apart)"),
       llvm::cl::init(search::defaults::kTimeBudgetSeconds)};
+  Option<double> moduleTimeBudget{
+      *this, "module-time-budget",
+      llvm::cl::desc("search seconds for the whole module; then the "
+                     "remaining graphs are left unchanged"),
+      llvm::cl::init(search::defaults::kModuleTimeBudgetSeconds)};
   Option<bool> prune{
       *this, "prune",
       llvm::cl::desc("prune with abstract expressions (off only for ablation)"),

@@ -20,8 +20,14 @@ namespace mirage::search::defaults {
 inline constexpr unsigned kMaxBlockOps = 7;
 /// Search threads; 0 means all cores.
 inline constexpr unsigned kThreads = 0;
-/// Wall-clock seconds per graph; then the best verified result so far.
-inline constexpr double kTimeBudgetSeconds = 300;
+/// Wall-clock seconds of search per graph; then the best verified result
+/// so far (or the graph unchanged).
+inline constexpr double kTimeBudgetSeconds = 60;
+/// Wall-clock seconds for all graphs of a module (one pass run): a graph's
+/// search gets at most what is left, and once it is spent the remaining
+/// graphs are left unchanged with a remark (cache hits and repeats of an
+/// earlier graph are still used, they need no search).
+inline constexpr double kModuleTimeBudgetSeconds = 600;
 /// Cost-model target.
 inline constexpr const char *kTarget = "h100";
 /// False-acceptance targets (bits) of the probe filter and of the final

@@ -50,6 +50,12 @@ struct SearchReport {
   uint64_t verificationTests = 0;
   bool verificationVacuous = false;
   double verificationSeconds = 0; // the full-shape check of the winner
+  /// The module's earlier graph with the same cache key, whose answer this
+  /// graph reused without a search (empty: searched or cached on its own).
+  std::string repeatOf;
+  /// The module's search budget was spent before this graph: left
+  /// unchanged without a search.
+  bool moduleBudgetSpent = false;
   /// Whether a better graph than the input was found.
   bool improved() const { return bestCostUs < inputCostUs; }
   /// inputCostUs / bestCostUs (1 when unknown).
@@ -68,6 +74,18 @@ std::string reportToJSON(const SearchReport &r, bool pretty = false);
 llvm::Expected<SearchReport> parseSearchReport(llvm::StringRef json);
 
 /// The file a report path option writes: {"schema": 1, "graphs": [...]}.
+/// Sums over a module's reports (the pass's closing remark and the
+/// "totals" object of reportsToJSON).
+struct ReportTotals {
+  uint64_t graphs = 0, searched = 0, cacheHits = 0, repeats = 0,
+           improved = 0, timedOut = 0, budgetSkipped = 0;
+  int64_t kernelsInInput = 0, kernelsInWinner = 0;
+  double inputCostUs = 0, bestCostUs = 0;
+  double seconds = 0, searchSeconds = 0, verificationSeconds = 0;
+};
+ReportTotals totalsOf(llvm::ArrayRef<SearchReport> reports);
+
+/// {"schema", "graphs": [...], "totals": {...}}.
 std::string reportsToJSON(llvm::ArrayRef<SearchReport> reports,
                           bool pretty = true);
 llvm::Expected<std::vector<SearchReport>> parseSearchReports(

@@ -81,6 +81,14 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     pruned, best cost so far, elapsed; `progress=false` silences it. The
     defaults of the search options live in Mirage/Search/SearchDefaults.h.
 
+    Whole modules: a graph with the cache key of an earlier graph of the
+    module (the same canonical graph, target and options) reuses that
+    graph's answer without a search or a second check; `module-time-budget`
+    bounds the searches of the whole module; a closing remark on the module
+    gives the totals (graphs, searched, cache hits, repeats, improved,
+    kernels and estimated time before and after, seconds), and the JSON
+    report has them as "totals".
+
     Time: `time-budget` bounds the search (enumeration, probe checks and
     ranking). It does not bound the import, the cost model, or the final
     verification of the winner at full shapes, whose cost is the
@@ -122,6 +130,13 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "result so far is used, and a graph left unchanged says the "
            "search timed out. The final full-shape verification of the "
            "winner is not bounded by it (reported apart)">,
+    Option<"moduleTimeBudget", "module-time-budget", "double",
+           "::mirage::search::defaults::kModuleTimeBudgetSeconds",
+           "seconds for the whole module, finite and >= 0: a graph's search "
+           "gets at most what is left of it, and once it is spent the "
+           "remaining graphs are left unchanged with a remark (cache hits "
+           "and repeats of an earlier graph need no search and are still "
+           "used)">,
     Option<"cachePath", "cache", "std::string", "\"\"",
            "result cache: empty for the default file in the user cache "
            "directory, 'off' to disable, or a path">,
@@ -182,6 +197,8 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Statistic<"numCacheHits", "cache-hits", "graphs answered by the result cache">,
     Statistic<"numImproved", "improved", "graphs replaced by a cheaper one">,
     Statistic<"numTimedOut", "timed-out", "searches that ran out of budget">,
+    Statistic<"numRepeats", "repeats", "graphs answered by an earlier graph of the module with the same cache key">,
+    Statistic<"numBudgetSkipped", "module-budget-skipped", "graphs left unsearched because the module budget was spent">,
     Statistic<"numPatterns", "patterns", "launch patterns tried">,
     Statistic<"numPatternsBounded", "patterns-bounded", "pattern rounds skipped by the cost floor">,
     Statistic<"numStates", "states", "block-graph prefixes built at probe shapes">,
