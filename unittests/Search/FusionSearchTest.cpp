@@ -258,8 +258,9 @@ TEST(FusionSearch, ReducedClassesStayOffTheGrid) {
   EXPECT_GT(b.grid[0], 1);
   EXPECT_EQ(b.grid[1], 1);
   for (const UOp &op : b.ops)
-    if (op.kind == OpKind::InputIterator)
+    if (op.kind == OpKind::InputIterator) {
       EXPECT_EQ(op.map[0], 0); // rows
+    }
 }
 
 // Branch and bound: with the memory-time floor, a GEMV with a SiLU epilogue
@@ -382,8 +383,9 @@ TEST(FusionSearch, GqaPruningRefinementsKeepEveryVerifiedGraph) {
   EXPECT_LT(refined.stats.states, plain.stats.states);
   EXPECT_LT(refined.stats.candidates * 4, plain.stats.candidates);
   EXPECT_EQ(refined.found, plain.found);
-  if (refined.found)
+  if (refined.found) {
     EXPECT_EQ(refined.bestSeconds, plain.bestSeconds);
+  }
 }
 
 // The optimality gap: a gapped search skips patterns the exact one
@@ -535,9 +537,10 @@ TEST(StableSoftmax, FoundAttentionKeepsTheShift) {
   // real shapes only as part of the answer: one real-shape check in all
   // (docs/Rationale/StableSoftmax.md).
   for (const UOp &op : r.best.ops)
-    if (op.kind == OpKind::Reduce)
+    if (op.kind == OpKind::Reduce) {
       EXPECT_EQ(r.best.ops[r.best.values[op.operands[0]].def].kind,
                 OpKind::Custom);
+    }
   EXPECT_EQ(r.stats.finalVerified, 1u);
   // Every exp reads a difference.
   for (const UOp &k : r.best.ops) {
