@@ -1,6 +1,7 @@
 //===- Verifier.cpp - Probabilistic equivalence of μGraphs ----------------===//
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Analysis/Definedness.h"
+#include "Mirage/Analysis/ShiftedExp.h"
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Semantics/Evaluator.h"
@@ -421,30 +422,36 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   //    the strong Schwartz–Zippel bound. A vacuous bound still runs a few
   //    tests: a difference found is a real "not equivalent".
   constexpr unsigned kProbeTests = 8;
-  ErrorBound bu =
-      computeErrorBound(cand, ref, false, opts.targetBits, opts.maxTests);
-  //    At model scale, in four 28-bit fields when they need no more tests
-  //    (§4.2c): a multiply-add is one vector product for all four.
-  bool lanes = opts.laneFields == LaneFieldUse::Always ||
-               (opts.laneFields == LaneFieldUse::Auto &&
-                multiplyAdds(cand) + multiplyAdds(ref) >=
-                    kLaneFieldMinMultiplyAdds);
-  if (lanes) {
-    ErrorBound bl = computeErrorBound(cand, ref, false, opts.targetBits,
-                                      opts.maxTests, FieldFamily::FourLanes);
-    lanes = !bl.vacuous() &&
-            (opts.laneFields == LaneFieldUse::Always || bu.vacuous() ||
-             bl.tests <= bu.tests);
-    if (lanes)
-      bu = bl;
-  }
   const unsigned probeTests = opts.probeWhenVacuous ? kProbeTests : 0;
-  unsigned uTests = bu.vacuous() ? probeTests : bu.tests;
-  ModeOutcome u =
-      lanes ? runMode<LaneFieldSemantics>(cand, ref, false, uTests, seed, opts,
-                                          progress)
-            : runMode<FiniteFieldSemantics>(cand, ref, false, uTests, seed,
-                                            opts, progress);
+  // Mode U on a pair: the bound, then the tests.
+  auto modeU = [&](const UGraph &c,
+                   const UGraph &r) -> std::pair<ModeOutcome, ErrorBound> {
+    ErrorBound b =
+        computeErrorBound(c, r, false, opts.targetBits, opts.maxTests);
+    //  At model scale, in four 28-bit fields when they need no more tests
+    //  (§4.2c): a multiply-add is one vector product for all four.
+    bool lanes = opts.laneFields == LaneFieldUse::Always ||
+                 (opts.laneFields == LaneFieldUse::Auto &&
+                  multiplyAdds(c) + multiplyAdds(r) >=
+                      kLaneFieldMinMultiplyAdds);
+    if (lanes) {
+      ErrorBound bl = computeErrorBound(c, r, false, opts.targetBits,
+                                        opts.maxTests, FieldFamily::FourLanes);
+      lanes = !bl.vacuous() &&
+              (opts.laneFields == LaneFieldUse::Always || b.vacuous() ||
+               bl.tests <= b.tests);
+      if (lanes)
+        b = bl;
+    }
+    unsigned tests = b.vacuous() ? probeTests : b.tests;
+    ModeOutcome o =
+        lanes ? runMode<LaneFieldSemantics>(c, r, false, tests, seed, opts,
+                                            progress)
+              : runMode<FiniteFieldSemantics>(c, r, false, tests, seed, opts,
+                                              progress);
+    return {std::move(o), b};
+  };
+  auto [u, bu] = modeU(cand, ref);
   if (auto why = modeFailure(u))
     return inconclusive(*why);
   bool uAgrees = u.identity || !u.permutation.empty();
@@ -453,6 +460,29 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   bool hasExp = containsExp(cand) || containsExp(ref);
   if (!uAgrees && !hasExp)
     return reject(u, bu);
+
+  // 1b. Mode S (§2a): still mode U, with every exp of a difference read as a
+  //     quotient of exps (a true identity), so the shifts of an online or
+  //     split softmax cancel whatever its maxima are. Tried only when mode U
+  //     did not accept; a difference here is not a real one (the identity
+  //     is used only where exp reads a sub), so mode I still decides.
+  if (hasExp && (hasShiftedExp(cand) || hasShiftedExp(ref))) {
+    std::optional<UGraph> cs = expandShiftedExps(cand);
+    std::optional<UGraph> rs = expandShiftedExps(ref);
+    if (cs && rs &&
+        memoryOverLimit(verificationBytes(*cs, *rs), "field values",
+                        opts.memoryLimitBytes)
+            .empty()) {
+      auto [sm, bs] = modeU(*cs, *rs);
+      bool sAgrees = !modeFailure(sm) && (sm.identity || !sm.permutation.empty());
+      if (sAgrees && !bs.vacuous()) {
+        VerificationResult r = accept(sm, bs);
+        r.message += " (mode S: exp of a difference read as a quotient of "
+                     "exps, Verification.md §2a)";
+        return r;
+      }
+    }
+  }
 
   // 2. exp interpreted as ω^{x_q} (the paper's LAX semantics): complete for
   //    LAX graphs (equivalent graphs always pass), bound by Theorem 2.
