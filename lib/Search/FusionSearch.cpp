@@ -166,13 +166,14 @@ FusionSearchResult searchOnce(const UGraph &reference,
   // in pattern order.
   std::vector<double> floors(patterns.size(), 0);
   if (opts.costFloor) {
-    // Kernel costs add up: a stabilized instance costs its row-max kernels
-    // plus its custom kernels, so their cost raises every pattern's floor.
+    // Kernel costs add up: a stabilized one-kernel instance costs its
+    // row-max kernels plus its custom kernel, so their cost raises its
+    // floor. Not a split pair's: in flash-decoding form it has no row-max
+    // kernel (localizeSplitMax).
     const double prefix = shift ? cost(rowMaxGraph(*shift)) : 0;
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] = prefix + patternCostFloor(patterns[i], probe.classes,
-                                            target, opts.costFloor,
-                                            opts.splitKernels);
+      floors[i] = patternCostFloor(patterns[i], probe.classes, target,
+                                   opts.costFloor, opts.splitKernels, prefix);
   }
   // Patterns in ascending order of floor (stable: index order on ties), the
   // order in which every round visits them.

@@ -191,3 +191,65 @@ TEST(SplitReduction, PairBoundAtPaperShapesIsNotVacuous) {
   EXPECT_LE(b.log2Total, -64);
   EXPECT_LT(b.heightBits, 60);
 }
+
+namespace {
+/// gqaReference with the softmax as frontends write it: the row max
+/// subtracted before the exp.
+UGraph stableGqaReference(int64_t heads, int64_t rows, int64_t d,
+                          int64_t keys) {
+  UGraph g(Level::Kernel);
+  int32_t q = g.addInput({heads, rows, d}, ElemType::F16);
+  int32_t k = g.addInput({heads, d, keys}, ElemType::F16);
+  int32_t v = g.addInput({heads, keys, d}, ElemType::F16);
+  int32_t s = g.addMatmul(q, k);
+  int32_t m = g.addReduce(ReduceKind::max, s, 2);
+  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
+  int32_t den = g.addReduce(ReduceKind::sum, e, 2);
+  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::div, e, den), v));
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+} // namespace
+
+// Flash-decoding's form (issue 21; Verification.md §2a): each split of a
+// one-iteration split kernel shifts its exp by its own row max and saves
+// it; the combine scales every split's partials by exp(m_b − M). It is
+// verified against the reference as written, in mode S, and a split kernel
+// that loops has no such form.
+TEST(SplitReduction, LocalMaximaSplitVerifiesInModeS) {
+  UGraph ref = stableGqaReference(2, 16, 8, 256);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  UGraph one = gqaOneKernelBlock(sf->ref, 1, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph pair;
+  ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, /*splits=*/8,
+                               /*forloop=*/1, pair));
+  std::optional<UGraph> local = localizeSplitMax(pair, *sf);
+  ASSERT_TRUE(local);
+  ASSERT_EQ(local->ops.size(), 2u); // two kernels, no row-max kernel
+  const UGraph &k1 = body(*local, 0), &k2 = body(*local, 1);
+  // Kernel 1: its own row max before the exp, saved with the partials.
+  EXPECT_EQ(local->ops[0].results.size(), 3u);
+  EXPECT_EQ(local->value(local->ops[0].results[2]).shape, (Shape{2, 16, 8}));
+  const UOp *max1 = firstOf(k1, OpKind::Reduce);
+  ASSERT_NE(max1, nullptr);
+  EXPECT_EQ(max1->reduceKind(), ReduceKind::max);
+  // Kernel 2: the max of the maxima, two rescaled sums over the 8 splits.
+  EXPECT_EQ(k2.forloopRange, 8);
+  unsigned muls = 0;
+  for (const UOp &op : k2.ops)
+    muls += op.kind == OpKind::Binary && op.binaryKind() == BinaryKind::mul;
+  EXPECT_EQ(muls, 2u);
+
+  VerificationResult vr = verifyAt64Bits(*local, ref);
+  EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+  EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  EXPECT_NE(vr.message.find("mode S"), std::string::npos) << vr.message;
+
+  // A looping split kernel would shift each iteration by another max.
+  UGraph looping;
+  ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, 8, 2, looping));
+  EXPECT_FALSE(localizeSplitMax(looping, *sf));
+}

@@ -100,11 +100,12 @@ std::vector<Instance> fusion::cheapestInstances(
     const Found &f, const Pattern &pat, const IndexClasses &classes,
     const UGraph &reference, const CostFn &cost, bool split,
     InstanceCounts &counts, const ShiftFree *shift) {
-  Instance one, pair;
+  Instance one, pair, local;
   pair.split = true;
-  auto consider = [&](Instance &best, UGraph &g) {
+  local.split = true;
+  auto consider = [&](Instance &best, UGraph &g, bool stabilize = true) {
     // What is ranked is what would be emitted: with the shifts back.
-    if (shift) {
+    if (shift && stabilize) {
       std::optional<UGraph> stable = stabilizeExps(g, *shift);
       if (!stable)
         return;
@@ -141,11 +142,19 @@ std::vector<Instance> fusion::cheapestInstances(
               return;
             ++counts.instances;
             ++counts.splitInstances;
+            // Flash-decoding: each split shifted by its own row max, the
+            // combine rescaling the splits (a for-loop of one iteration).
+            if (shift && loop == 1)
+              if (std::optional<UGraph> l = localizeSplitMax(g, *shift)) {
+                ++counts.instances;
+                ++counts.splitInstances;
+                consider(local, *l, /*stabilize=*/false);
+              }
             consider(pair, g);
           });
   }
   std::vector<Instance> out;
-  for (Instance *inst : {&one, &pair})
+  for (Instance *inst : {&one, &pair, &local})
     if (inst->valid())
       out.push_back(std::move(*inst));
   return out;
@@ -212,7 +221,8 @@ void fusion::forEachSplitLaunch(
 double fusion::patternCostFloor(const Pattern &pat,
                                 const IndexClasses &classes,
                                 const UGraph &reference,
-                                const CostFloorFn &floor, bool split) {
+                                const CostFloorFn &floor, bool split,
+                                double oneKernelPrefix) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -223,7 +233,7 @@ double fusion::patternCostFloor(const Pattern &pat,
     b.grid = grid;
     b.forloopRange = loop;
     if (addPatternIterators(b, pat, classes, reference))
-      least = std::min(least, floor(b, saved));
+      least = std::min(least, oneKernelPrefix + floor(b, saved));
   });
   if (!split)
     return least;

@@ -367,3 +367,139 @@ std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
     out.markOutput(map[o]);
   return out;
 }
+
+std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
+                                               const ShiftFree &shift) {
+  // The pair as instantiateSplit builds it: custom 1 over the inputs, then
+  // custom 2 over custom 1's results.
+  if (pair.ops.size() != 2 || pair.ops[0].kind != OpKind::Custom ||
+      pair.ops[1].kind != OpKind::Custom)
+    return std::nullopt;
+  const UGraph &b1 = pair.bodies[pair.ops[0].body];
+  const UGraph &b2 = pair.bodies[pair.ops[1].body];
+  const int64_t d = shift.rowDim;
+  if (b1.forloopRange != 1)
+    return std::nullopt; // every iteration would have its own max
+
+  // Kernel 1: exp(y) → exp(y − max_d(y)), the max saved along d.
+  UGraph k1(Level::Block);
+  k1.grid = b1.grid;
+  k1.forloopRange = 1;
+  k1.target = b1.target;
+  std::vector<int32_t> map(b1.values.size(), -1);
+  for (int32_t in : b1.inputs)
+    map[in] = k1.addInput(b1.values[in].shape, b1.values[in].type);
+  int32_t localMax = -1;
+  AxisMap rowMap{-1, -1, -1};
+  for (const UOp &op : b1.ops) {
+    bool isExp = op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::exp;
+    if (!isExp) {
+      if (!replayOp(k1, op, map,
+                    op.body >= 0 ? b1.bodies[op.body] : UGraph()))
+        return std::nullopt;
+      continue;
+    }
+    if (localMax >= 0 || !runsInLoop(blockStage(b1, op)))
+      return std::nullopt; // one exp, on tiles in the loop
+    int32_t y = op.operands[0];
+    const Shape &yShape = b1.values[y].shape;
+    std::optional<AxisDims> axes = partitionedDims(b1, y);
+    if (!axes || d < 0 || d >= static_cast<int64_t>(yShape.size()))
+      return std::nullopt;
+    for (size_t ax = 0; ax < 3; ++ax)
+      if (b1.grid[ax] > 1)
+        rowMap[ax] = (*axes)[ax];
+    localMax = k1.addReduce(ReduceKind::max, map[y], d);
+    int32_t diff = localMax < 0
+                       ? -1
+                       : k1.addBinary(BinaryKind::sub, map[y], localMax);
+    int32_t e = diff < 0 ? -1 : k1.addLike(op, {diff});
+    if (e < 0)
+      return std::nullopt;
+    map[op.results[0]] = e;
+  }
+  if (localMax < 0)
+    return std::nullopt;
+  // The split axis is the one that selects d: the maxima of the splits
+  // side by side along d.
+  if (std::find(rowMap.begin(), rowMap.end(), d) == rowMap.end())
+    return std::nullopt;
+  for (int32_t o : b1.outputs)
+    k1.markOutput(map[o]);
+  // Savers take after-loop tiles: the max through an accumulator of the
+  // one iteration.
+  int32_t kept = k1.addAccum(AccumKind::max, localMax, -1, 0);
+  int32_t maxSaver = kept < 0 ? -1 : k1.addOutputSaver(kept, rowMap);
+  if (maxSaver < 0)
+    return std::nullopt;
+  k1.markOutput(maxSaver);
+
+  // Kernel 2: M = max over the saved maxima (all splits in one tile), and
+  // each split's partials scaled by exp(m_b − M) before they are summed.
+  UGraph k2(Level::Block);
+  k2.grid = b2.grid;
+  k2.forloopRange = b2.forloopRange;
+  k2.target = b2.target;
+  std::vector<int32_t> map2(b2.values.size(), -1);
+  for (int32_t in : b2.inputs)
+    map2[in] = k2.addInput(b2.values[in].shape, b2.values[in].type);
+  const UValue &saved = k1.values[maxSaver];
+  int32_t maxIn = k2.addInput(saved.shape, saved.type);
+  AxisMap rows2{-1, -1, -1};
+  for (size_t ax = 0; ax < 3; ++ax)
+    if (k2.grid[ax] > 1 && rowMap[ax] != d)
+      rows2[ax] = rowMap[ax];
+  int32_t scale = -1;
+  for (const UOp &op : b2.ops) {
+    if (op.kind != OpKind::Accum) {
+      if (!replayOp(k2, op, map2,
+                    op.body >= 0 ? b2.bodies[op.body] : UGraph()))
+        return std::nullopt;
+      continue;
+    }
+    if (op.accumKind() != AccumKind::sum || op.operands.size() != 1)
+      return std::nullopt; // a max partial or a rescaled one: not a sum
+    if (scale < 0) {
+      int32_t all = k2.addInputIterator(maxIn, rows2, -1);
+      int32_t big = all < 0 ? -1 : k2.addReduce(ReduceKind::max, all, d);
+      int32_t mine = k2.addInputIterator(maxIn, rows2, d);
+      int32_t diff = big < 0 || mine < 0
+                         ? -1
+                         : k2.addBinary(BinaryKind::sub, mine, big);
+      scale = diff < 0 ? -1 : k2.addUnary(UnaryKind::exp, diff);
+      if (scale < 0)
+        return std::nullopt;
+    }
+    int32_t part = map2[op.operands[0]];
+    int32_t scaled = part < 0 ? -1 : k2.addBinary(BinaryKind::mul, part, scale);
+    if (scaled < 0 || k2.values[scaled].shape != k2.values[part].shape)
+      return std::nullopt;
+    int32_t acc = k2.addLike(op, {scaled});
+    if (acc < 0)
+      return std::nullopt;
+    map2[op.results[0]] = acc;
+  }
+  if (scale < 0)
+    return std::nullopt;
+  for (int32_t o : b2.outputs)
+    k2.markOutput(map2[o]);
+
+  UGraph out(Level::Kernel);
+  llvm::SmallVector<int32_t, 4> ins;
+  for (int32_t in : pair.inputs)
+    ins.push_back(out.addInput(pair.values[in].shape, pair.values[in].type));
+  const size_t partials = pair.ops[0].results.size();
+  int32_t r1 = out.addCustom(ins, std::move(k1));
+  if (r1 < 0)
+    return std::nullopt;
+  llvm::SmallVector<int32_t, 4> mid;
+  for (size_t i = 0; i < partials; ++i)
+    mid.push_back(r1 + i);
+  mid.push_back(r1 + partials); // the maxima
+  int32_t r2 = out.addCustom(mid, std::move(k2));
+  if (r2 < 0)
+    return std::nullopt;
+  for (size_t o = 0; o < pair.outputs.size(); ++o)
+    out.markOutput(r2 + o);
+  return out;
+}

@@ -137,6 +137,17 @@ std::optional<UGraph> stabilizeExps(const UGraph &g, const ShiftFree &shift);
 /// stabilized instance starts with them; their cost is part of every
 /// pattern's cost floor).
 UGraph rowMaxGraph(const ShiftFree &shift);
+/// Flash-decoding's form of a split pair `pair` (kernel 1 with a for-loop
+/// of one iteration, kernel 2 folding its partials; instantiateSplit) found
+/// for `shift.ref`: kernel 1 shifts its exp by the row max of its own tile
+/// and saves that max beside the partials; kernel 2 takes the max M of the
+/// saved maxima and scales every partial of split b by exp(m_b − M) before
+/// summing it. No scores kernel, no row-max kernel: K and V are read once.
+/// Verified in mode S (Verification.md §2a), since the maxima are not the
+/// reference's. nullopt where the pair has no such form (a for-loop of more
+/// than one iteration, an exp that is not a tile's row, a max partial).
+std::optional<UGraph> localizeSplitMax(const UGraph &pair,
+                                       const ShiftFree &shift);
 
 //===--- Normalize.cpp ----------------------------------------------------===//
 
@@ -292,10 +303,13 @@ void forEachSplitLaunch(
     llvm::function_ref<void(const GridDims &, int64_t, int64_t)> fn);
 
 /// The least costFloor over the real launches of `pattern`, split launches
-/// included when `split` (infinity if none can be built).
+/// included when `split` (infinity if none can be built). `oneKernelPrefix`
+/// is added to the one-kernel launches only: the row-max kernels every
+/// stabilized instance starts with, which a split pair in flash-decoding
+/// form (localizeSplitMax) does without.
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
                         const UGraph &reference, const CostFloorFn &floor,
-                        bool split);
+                        bool split, double oneKernelPrefix = 0);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 
