@@ -289,6 +289,20 @@ TEST(Numerics, ExpOverflowsF16) {
   EXPECT_FALSE(eps.exceeds()) << eps.maxRelError;
 }
 
+// Matmul sums accumulate in f32 (Verification.md §7): a long f16 dot product
+// compared with itself stays within the f16 threshold, where rounding every
+// partial sum to f16 (the error grows with K) exceeded it.
+TEST(Numerics, MatmulAccumulatesInF32) {
+  UGraph g;
+  int32_t x = g.addInput({2, 16384}, ElemType::F16);
+  int32_t w = g.addInput({16384, 64}, ElemType::F16);
+  g.markOutput(g.addMatmul(x, w));
+  NumericsResult n = checkNumerics(g, g, 1);
+  EXPECT_EQ(n.type, ElemType::F16);
+  EXPECT_FALSE(n.nonFinite);
+  EXPECT_LT(n.maxRelError, 2e-3) << n.maxRelError;
+}
+
 //===----------------------------------------------------------------------===//
 // Issue 11: the seven classes of false acceptance, one regression each
 //===----------------------------------------------------------------------===//
