@@ -213,7 +213,8 @@ UGraph stableGqaReference(int64_t heads, int64_t rows, int64_t d,
 
 // Flash-decoding's form (issue 21; Verification.md §2a): each split of a
 // one-iteration split kernel shifts its exp by its own row max and saves
-// it; the combine scales every split's partials by exp(m_b − M). It is
+// it, the splits stacked along the rows; the combine reads all splits of
+// its rows at once and scales every split's partials by exp(m_b − M). It is
 // verified against the reference as written, in mode S, and a split kernel
 // that loops has no such form.
 TEST(SplitReduction, LocalMaximaSplitVerifiesInModeS) {
@@ -230,18 +231,25 @@ TEST(SplitReduction, LocalMaximaSplitVerifiesInModeS) {
   ASSERT_TRUE(local);
   ASSERT_EQ(local->ops.size(), 2u); // two kernels, no row-max kernel
   const UGraph &k1 = body(*local, 0), &k2 = body(*local, 1);
-  // Kernel 1: its own row max before the exp, saved with the partials.
+  // Kernel 1: its own row max before the exp, saved with the partials; the
+  // 8 splits stacked along the 16 rows.
   EXPECT_EQ(local->ops[0].results.size(), 3u);
-  EXPECT_EQ(local->value(local->ops[0].results[2]).shape, (Shape{2, 16, 8}));
+  EXPECT_EQ(local->value(local->ops[0].results[0]).shape, (Shape{2, 128, 1}));
+  EXPECT_EQ(local->value(local->ops[0].results[1]).shape, (Shape{2, 128, 8}));
+  EXPECT_EQ(local->value(local->ops[0].results[2]).shape, (Shape{2, 128, 1}));
   const UOp *max1 = firstOf(k1, OpKind::Reduce);
   ASSERT_NE(max1, nullptr);
   EXPECT_EQ(max1->reduceKind(), ReduceKind::max);
-  // Kernel 2: the max of the maxima, two rescaled sums over the 8 splits.
-  EXPECT_EQ(k2.forloopRange, 8);
-  unsigned muls = 0;
-  for (const UOp &op : k2.ops)
+  // Kernel 2: one iteration over all splits: the max of the maxima, two
+  // rescaled partials, each folded over the splits.
+  EXPECT_EQ(k2.forloopRange, 1);
+  unsigned muls = 0, folds = 0;
+  for (const UOp &op : k2.ops) {
     muls += op.kind == OpKind::Binary && op.binaryKind() == BinaryKind::mul;
+    folds += op.kind == OpKind::Reduce && op.size == 16;
+  }
   EXPECT_EQ(muls, 2u);
+  EXPECT_EQ(folds, 3u); // the max of the maxima and the two sums
 
   VerificationResult vr = verifyAt64Bits(*local, ref);
   EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;

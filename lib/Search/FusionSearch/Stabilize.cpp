@@ -381,7 +381,65 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   if (b1.forloopRange != 1)
     return std::nullopt; // every iteration would have its own max
 
-  // Kernel 1: exp(y) → exp(y − max_d(y)), the max saved along d.
+  // The exp of kernel 1 and the dims of its argument per grid axis.
+  int64_t expIdx = -1;
+  for (size_t i = 0; i < b1.ops.size(); ++i) {
+    const UOp &op = b1.ops[i];
+    if (op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::exp) {
+      if (expIdx >= 0)
+        return std::nullopt; // one exp, one shift
+      expIdx = static_cast<int64_t>(i);
+    }
+  }
+  if (expIdx < 0 || !runsInLoop(blockStage(b1, b1.ops[expIdx])))
+    return std::nullopt;
+  const int32_t y = b1.ops[expIdx].operands[0];
+  const Shape &yShape = b1.values[y].shape;
+  const int64_t rank = static_cast<int64_t>(yShape.size());
+  std::optional<AxisDims> axes = partitionedDims(b1, y);
+  if (!axes || d < 0 || d >= rank)
+    return std::nullopt;
+  // The split axis selects the row dim d of the scores; the rows' dim R is
+  // whole in every block (the query rows of a group together), and the
+  // splits are stacked along it: split s holds rows [s·r, (s+1)·r) of
+  // every saved partial and of the saved maxima.
+  int sa = -1;
+  for (int ax = 0; ax < 3; ++ax)
+    if (b1.grid[ax] > 1 && (*axes)[ax] == d)
+      sa = ax;
+  if (sa < 0)
+    return std::nullopt;
+  int64_t rowDim = -1;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (dim == d || yShape[dim] < 2)
+      continue;
+    bool whole = true;
+    for (int ax = 0; ax < 3; ++ax)
+      whole &= !(b1.grid[ax] > 1 && (*axes)[ax] == dim);
+    if (whole) {
+      rowDim = dim;
+      break;
+    }
+  }
+  if (rowDim < 0)
+    return std::nullopt;
+  const int64_t rows = yShape[rowDim];
+  const int64_t splits = b1.grid[sa];
+  if (splits & (splits - 1))
+    return std::nullopt; // the maxima are repeated by doubling
+  auto stacked = [&](AxisMap omap) -> std::optional<AxisMap> {
+    for (int ax = 0; ax < 3; ++ax)
+      if (ax != sa && omap[ax] == rowDim) {
+        if (b1.grid[ax] > 1)
+          return std::nullopt;
+        omap[ax] = -1;
+      }
+    omap[sa] = rowDim;
+    return omap;
+  };
+
+  // Kernel 1: exp(y) → exp(y − max_d(y)); every saver stacks the splits
+  // along the rows, and the maxima are saved the same way.
   UGraph k1(Level::Block);
   k1.grid = b1.grid;
   k1.forloopRange = 1;
@@ -390,67 +448,76 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   for (int32_t in : b1.inputs)
     map[in] = k1.addInput(b1.values[in].shape, b1.values[in].type);
   int32_t localMax = -1;
-  AxisMap rowMap{-1, -1, -1};
-  for (const UOp &op : b1.ops) {
-    bool isExp = op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::exp;
-    if (!isExp) {
-      if (!replayOp(k1, op, map,
-                    op.body >= 0 ? b1.bodies[op.body] : UGraph()))
+  for (int64_t i = 0; i < static_cast<int64_t>(b1.ops.size()); ++i) {
+    const UOp &op = b1.ops[i];
+    if (i == expIdx) {
+      localMax = k1.addReduce(ReduceKind::max, map[y], d);
+      int32_t diff = localMax < 0
+                         ? -1
+                         : k1.addBinary(BinaryKind::sub, map[y], localMax);
+      int32_t e = diff < 0 ? -1 : k1.addLike(op, {diff});
+      if (e < 0)
         return std::nullopt;
+      map[op.results[0]] = e;
       continue;
     }
-    if (localMax >= 0 || !runsInLoop(blockStage(b1, op)))
-      return std::nullopt; // one exp, on tiles in the loop
-    int32_t y = op.operands[0];
-    const Shape &yShape = b1.values[y].shape;
-    std::optional<AxisDims> axes = partitionedDims(b1, y);
-    if (!axes || d < 0 || d >= static_cast<int64_t>(yShape.size()))
+    if (op.kind == OpKind::OutputSaver) {
+      std::optional<AxisMap> omap = stacked(op.map);
+      const UValue &tile = b1.values[op.operands[0]];
+      if (!omap || static_cast<int64_t>(tile.shape.size()) != rank ||
+          tile.shape[rowDim] != rows)
+        return std::nullopt;
+      int32_t r = k1.addOutputSaver(map[op.operands[0]], *omap);
+      if (r < 0)
+        return std::nullopt;
+      map[op.results[0]] = r;
+      continue;
+    }
+    if (!replayOp(k1, op, map, op.body >= 0 ? b1.bodies[op.body] : UGraph()))
       return std::nullopt;
-    for (size_t ax = 0; ax < 3; ++ax)
-      if (b1.grid[ax] > 1)
-        rowMap[ax] = (*axes)[ax];
-    localMax = k1.addReduce(ReduceKind::max, map[y], d);
-    int32_t diff = localMax < 0
-                       ? -1
-                       : k1.addBinary(BinaryKind::sub, map[y], localMax);
-    int32_t e = diff < 0 ? -1 : k1.addLike(op, {diff});
-    if (e < 0)
-      return std::nullopt;
-    map[op.results[0]] = e;
   }
-  if (localMax < 0)
-    return std::nullopt;
-  // The split axis is the one that selects d: the maxima of the splits
-  // side by side along d.
-  if (std::find(rowMap.begin(), rowMap.end(), d) == rowMap.end())
-    return std::nullopt;
   for (int32_t o : b1.outputs)
     k1.markOutput(map[o]);
+  AxisMap maxMap{-1, -1, -1};
+  for (int ax = 0; ax < 3; ++ax)
+    if (b1.grid[ax] > 1)
+      maxMap[ax] = (*axes)[ax];
+  std::optional<AxisMap> maxOmap = stacked(maxMap);
   // Savers take after-loop tiles: the max through an accumulator of the
   // one iteration.
-  int32_t kept = k1.addAccum(AccumKind::max, localMax, -1, 0);
-  int32_t maxSaver = kept < 0 ? -1 : k1.addOutputSaver(kept, rowMap);
+  int32_t kept = maxOmap ? k1.addAccum(AccumKind::max, localMax, -1, 0) : -1;
+  int32_t maxSaver = kept < 0 ? -1 : k1.addOutputSaver(kept, *maxOmap);
   if (maxSaver < 0)
     return std::nullopt;
   k1.markOutput(maxSaver);
 
-  // Kernel 2: M = max over the saved maxima (all splits in one tile), and
-  // each split's partials scaled by exp(m_b − M) before they are summed.
+  // Kernel 2, one iteration over all splits of its rows: M = the max of the
+  // maxima per row (a strided fold of the stacked rows), repeated once per
+  // split by doubling, w = exp(m − M), and each partial scaled by w and
+  // folded over the splits the same way. Then kernel 2's after-loop part.
   UGraph k2(Level::Block);
   k2.grid = b2.grid;
-  k2.forloopRange = b2.forloopRange;
+  k2.forloopRange = 1;
   k2.target = b2.target;
   std::vector<int32_t> map2(b2.values.size(), -1);
-  for (int32_t in : b2.inputs)
-    map2[in] = k2.addInput(b2.values[in].shape, b2.values[in].type);
-  const UValue &saved = k1.values[maxSaver];
-  int32_t maxIn = k2.addInput(saved.shape, saved.type);
-  AxisMap rows2{-1, -1, -1};
-  for (size_t ax = 0; ax < 3; ++ax)
-    if (k2.grid[ax] > 1 && rowMap[ax] != d)
-      rows2[ax] = rowMap[ax];
+  const size_t partials = pair.ops[0].results.size();
+  for (size_t i = 0; i < b2.inputs.size(); ++i) {
+    if (i >= partials)
+      return std::nullopt;
+    const UValue &saved = k1.values[k1.outputs[i]];
+    map2[b2.inputs[i]] = k2.addInput(saved.shape, saved.type);
+  }
+  const UValue &savedMax = k1.values[maxSaver];
+  int32_t maxIn = k2.addInput(savedMax.shape, savedMax.type);
   int32_t scale = -1;
   for (const UOp &op : b2.ops) {
+    if (op.kind == OpKind::InputIterator) {
+      int32_t it = k2.addInputIterator(map2[op.operands[0]], op.map, -1);
+      if (it < 0)
+        return std::nullopt;
+      map2[op.results[0]] = it;
+      continue;
+    }
     if (op.kind != OpKind::Accum) {
       if (!replayOp(k2, op, map2,
                     op.body >= 0 ? b2.bodies[op.body] : UGraph()))
@@ -460,12 +527,16 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
     if (op.accumKind() != AccumKind::sum || op.operands.size() != 1)
       return std::nullopt; // a max partial or a rescaled one: not a sum
     if (scale < 0) {
-      int32_t all = k2.addInputIterator(maxIn, rows2, -1);
-      int32_t big = all < 0 ? -1 : k2.addReduce(ReduceKind::max, all, d);
-      int32_t mine = k2.addInputIterator(maxIn, rows2, d);
-      int32_t diff = big < 0 || mine < 0
-                         ? -1
-                         : k2.addBinary(BinaryKind::sub, mine, big);
+      AxisMap imap = b2.ops.front().kind == OpKind::InputIterator
+                         ? b2.ops.front().map
+                         : AxisMap{-1, -1, -1};
+      int32_t all = k2.addInputIterator(maxIn, imap, -1);
+      int32_t big = all < 0 ? -1 : k2.addReduce(ReduceKind::max, all, rowDim,
+                                                rows);
+      for (int64_t n = 1; big >= 0 && n < splits; n *= 2)
+        big = k2.addConcat(big, big, rowDim);
+      int32_t diff =
+          big < 0 ? -1 : k2.addBinary(BinaryKind::sub, all, big);
       scale = diff < 0 ? -1 : k2.addUnary(UnaryKind::exp, diff);
       if (scale < 0)
         return std::nullopt;
@@ -474,7 +545,8 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
     int32_t scaled = part < 0 ? -1 : k2.addBinary(BinaryKind::mul, part, scale);
     if (scaled < 0 || k2.values[scaled].shape != k2.values[part].shape)
       return std::nullopt;
-    int32_t acc = k2.addLike(op, {scaled});
+    int32_t folded = k2.addReduce(ReduceKind::sum, scaled, rowDim, rows);
+    int32_t acc = folded < 0 ? -1 : k2.addLike(op, {folded});
     if (acc < 0)
       return std::nullopt;
     map2[op.results[0]] = acc;
@@ -488,14 +560,12 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   llvm::SmallVector<int32_t, 4> ins;
   for (int32_t in : pair.inputs)
     ins.push_back(out.addInput(pair.values[in].shape, pair.values[in].type));
-  const size_t partials = pair.ops[0].results.size();
   int32_t r1 = out.addCustom(ins, std::move(k1));
   if (r1 < 0)
     return std::nullopt;
   llvm::SmallVector<int32_t, 4> mid;
-  for (size_t i = 0; i < partials; ++i)
+  for (size_t i = 0; i <= partials; ++i) // the partials, then the maxima
     mid.push_back(r1 + i);
-  mid.push_back(r1 + partials); // the maxima
   int32_t r2 = out.addCustom(mid, std::move(k2));
   if (r2 < 0)
     return std::nullopt;

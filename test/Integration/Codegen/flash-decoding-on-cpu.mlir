@@ -26,12 +26,14 @@
 // CHECK: %[[D:.*]] = mirage_block.binary sub %[[S]], %[[M]]
 // CHECK: mirage_block.unary exp %[[D]]
 // CHECK: mirage_block.accum max %[[M]]
-// CHECK: mirage_kernel.custom
-// CHECK: %[[ALL:.*]] = mirage_block.input_iterator {{.*}} fmap = -1
-// CHECK: %[[BIG:.*]] = mirage_block.reduce max %[[ALL]] dim 2
-// CHECK: %[[MINE:.*]] = mirage_block.input_iterator {{.*}} fmap = 2
-// CHECK: %[[DIFF:.*]] = mirage_block.binary sub %[[MINE]], %[[BIG]]
-// CHECK: mirage_block.unary exp %[[DIFF]]
+// CHECK: mirage_kernel.custom{{.*}}forloop = 1
+// CHECK: mirage_block.input_iterator {{.*}} fmap = -1
+// CHECK: %[[BIG:.*]] = mirage_block.reduce max %[[ALL:[0-9]+]] dim 0 to 2
+// CHECK: mirage_block.concat %[[BIG]], %[[BIG]]
+// CHECK: %[[DIFF:.*]] = mirage_block.binary sub %[[ALL]], %{{[0-9]+}} : tensor<32x1x1xf16>, tensor<32x1x1xf16>
+// CHECK: %[[W:.*]] = mirage_block.unary exp %[[DIFF]]
+// CHECK: mirage_block.binary mul {{.*}}, %[[W]]
+// CHECK: mirage_block.reduce sum {{.*}} dim 0 to 2
 // CHECK-NOT: mirage_kernel.custom
 // CHECK: mirage_kernel.yield
 
@@ -52,41 +54,46 @@ module {
     }
     %1 = mirage_kernel.graph "graph0_opt" reference "graph0"(%arg0, %arg1, %arg2) : (tensor<2x4x64xf16>, tensor<2x64x1024xf16>, tensor<2x1024x64xf16>) -> tensor<2x4x64xf16> {
     ^bb0(%arg3: tensor<2x4x64xf16>, %arg4: tensor<2x64x1024xf16>, %arg5: tensor<2x1024x64xf16>):
-      %2:3 = mirage_kernel.custom(%arg3, %arg4, %arg5) grid = [2, 4, 4] forloop = 1 : (tensor<2x4x64xf16>, tensor<2x64x1024xf16>, tensor<2x1024x64xf16>) -> (tensor<2x4x4xf16>, tensor<2x4x256xf16>, tensor<2x4x4xf16>) {
+      %2:3 = mirage_kernel.custom(%arg3, %arg4, %arg5) grid = [4, 16, 1] forloop = 1 : (tensor<2x4x64xf16>, tensor<2x64x1024xf16>, tensor<2x1024x64xf16>) -> (tensor<32x4x1xf16>, tensor<32x4x64xf16>, tensor<32x4x1xf16>) {
       ^bb0(%arg6: tensor<2x4x64xf16>, %arg7: tensor<2x64x1024xf16>, %arg8: tensor<2x1024x64xf16>):
-        %4 = mirage_block.input_iterator %arg6 imap = [0, 1, -1] fmap = -1 : tensor<2x4x64xf16> -> tensor<1x1x64xf16>
-        %5 = mirage_block.input_iterator %arg7 imap = [0, -1, 2] fmap = 2 : tensor<2x64x1024xf16> -> tensor<1x64x256xf16>
-        %6 = mirage_block.input_iterator %arg8 imap = [0, -1, 1] fmap = 1 : tensor<2x1024x64xf16> -> tensor<1x256x64xf16>
-        %7 = mirage_block.unary mul_scalar %4 scalar(1.250000e-01) : tensor<1x1x64xf16>
-        %8 = mirage_block.matmul %7, %5 : tensor<1x1x64xf16>, tensor<1x64x256xf16> -> tensor<1x1x256xf16>
-        %9 = mirage_block.reduce max %8 dim 2 : tensor<1x1x256xf16> -> tensor<1x1x1xf16>
-        %10 = mirage_block.binary sub %8, %9 : tensor<1x1x256xf16>, tensor<1x1x1xf16> -> tensor<1x1x256xf16>
-        %11 = mirage_block.unary exp %10 : tensor<1x1x256xf16>
-        %12 = mirage_block.matmul %11, %6 : tensor<1x1x256xf16>, tensor<1x256x64xf16> -> tensor<1x1x64xf16>
-        %13 = mirage_block.accum sum_last %11 : tensor<1x1x256xf16> -> tensor<1x1x1xf16>
-        %14 = mirage_block.accum sum %12 : tensor<1x1x64xf16> -> tensor<1x1x64xf16>
-        %15 = mirage_block.output_saver %13 omap = [0, 1, 2] : tensor<1x1x1xf16> -> tensor<2x4x4xf16>
-        %16 = mirage_block.output_saver %14 omap = [0, 1, 2] : tensor<1x1x64xf16> -> tensor<2x4x256xf16>
-        %17 = mirage_block.accum max %9 : tensor<1x1x1xf16> -> tensor<1x1x1xf16>
-        %18 = mirage_block.output_saver %17 omap = [0, 1, 2] : tensor<1x1x1xf16> -> tensor<2x4x4xf16>
-        mirage_block.yield %15, %16, %18 : tensor<2x4x4xf16>, tensor<2x4x256xf16>, tensor<2x4x4xf16>
+        %4 = mirage_block.input_iterator %arg6 imap = [1, -1, -1] fmap = -1 : tensor<2x4x64xf16> -> tensor<2x1x64xf16>
+        %5 = mirage_block.input_iterator %arg7 imap = [-1, 2, -1] fmap = 2 : tensor<2x64x1024xf16> -> tensor<2x64x64xf16>
+        %6 = mirage_block.input_iterator %arg8 imap = [-1, 1, -1] fmap = 1 : tensor<2x1024x64xf16> -> tensor<2x64x64xf16>
+        %7 = mirage_block.unary mul_scalar %4 scalar(1.250000e-01) : tensor<2x1x64xf16>
+        %8 = mirage_block.matmul %7, %5 : tensor<2x1x64xf16>, tensor<2x64x64xf16> -> tensor<2x1x64xf16>
+        %9 = mirage_block.reduce max %8 dim 2 : tensor<2x1x64xf16> -> tensor<2x1x1xf16>
+        %10 = mirage_block.binary sub %8, %9 : tensor<2x1x64xf16>, tensor<2x1x1xf16> -> tensor<2x1x64xf16>
+        %11 = mirage_block.unary exp %10 : tensor<2x1x64xf16>
+        %12 = mirage_block.matmul %11, %6 : tensor<2x1x64xf16>, tensor<2x64x64xf16> -> tensor<2x1x64xf16>
+        %13 = mirage_block.accum sum_last %11 : tensor<2x1x64xf16> -> tensor<2x1x1xf16>
+        %14 = mirage_block.accum sum %12 : tensor<2x1x64xf16> -> tensor<2x1x64xf16>
+        %15 = mirage_block.output_saver %13 omap = [1, 0, -1] : tensor<2x1x1xf16> -> tensor<32x4x1xf16>
+        %16 = mirage_block.output_saver %14 omap = [1, 0, -1] : tensor<2x1x64xf16> -> tensor<32x4x64xf16>
+        %17 = mirage_block.accum max %9 : tensor<2x1x1xf16> -> tensor<2x1x1xf16>
+        %18 = mirage_block.output_saver %17 omap = [1, 0, -1] : tensor<2x1x1xf16> -> tensor<32x4x1xf16>
+        mirage_block.yield %15, %16, %18 : tensor<32x4x1xf16>, tensor<32x4x64xf16>, tensor<32x4x1xf16>
       }
-      %3 = mirage_kernel.custom(%2#0, %2#1, %2#2) grid = [2, 4, 1] forloop = 4 : (tensor<2x4x4xf16>, tensor<2x4x256xf16>, tensor<2x4x4xf16>) -> tensor<2x4x64xf16> {
-      ^bb0(%arg6: tensor<2x4x4xf16>, %arg7: tensor<2x4x256xf16>, %arg8: tensor<2x4x4xf16>):
-        %4 = mirage_block.input_iterator %arg6 imap = [0, 1, -1] fmap = 2 : tensor<2x4x4xf16> -> tensor<1x1x1xf16>
-        %5 = mirage_block.input_iterator %arg8 imap = [0, 1, -1] fmap = -1 : tensor<2x4x4xf16> -> tensor<1x1x4xf16>
-        %6 = mirage_block.reduce max %5 dim 2 : tensor<1x1x4xf16> -> tensor<1x1x1xf16>
-        %7 = mirage_block.input_iterator %arg8 imap = [0, 1, -1] fmap = 2 : tensor<2x4x4xf16> -> tensor<1x1x1xf16>
-        %8 = mirage_block.binary sub %7, %6 : tensor<1x1x1xf16>, tensor<1x1x1xf16> -> tensor<1x1x1xf16>
-        %9 = mirage_block.unary exp %8 : tensor<1x1x1xf16>
-        %10 = mirage_block.binary mul %4, %9 : tensor<1x1x1xf16>, tensor<1x1x1xf16> -> tensor<1x1x1xf16>
-        %11 = mirage_block.accum sum %10 : tensor<1x1x1xf16> -> tensor<1x1x1xf16>
-        %12 = mirage_block.input_iterator %arg7 imap = [0, 1, -1] fmap = 2 : tensor<2x4x256xf16> -> tensor<1x1x64xf16>
-        %13 = mirage_block.binary mul %12, %9 : tensor<1x1x64xf16>, tensor<1x1x1xf16> -> tensor<1x1x64xf16>
-        %14 = mirage_block.accum sum %13 : tensor<1x1x64xf16> -> tensor<1x1x64xf16>
-        %15 = mirage_block.binary div %14, %11 : tensor<1x1x64xf16>, tensor<1x1x1xf16> -> tensor<1x1x64xf16>
-        %16 = mirage_block.output_saver %15 omap = [0, 1, -1] : tensor<1x1x64xf16> -> tensor<2x4x64xf16>
-        mirage_block.yield %16 : tensor<2x4x64xf16>
+      %3 = mirage_kernel.custom(%2#0, %2#1, %2#2) grid = [4, 1, 1] forloop = 1 : (tensor<32x4x1xf16>, tensor<32x4x64xf16>, tensor<32x4x1xf16>) -> tensor<2x4x64xf16> {
+      ^bb0(%arg6: tensor<32x4x1xf16>, %arg7: tensor<32x4x64xf16>, %arg8: tensor<32x4x1xf16>):
+        %4 = mirage_block.input_iterator %arg6 imap = [1, -1, -1] fmap = -1 : tensor<32x4x1xf16> -> tensor<32x1x1xf16>
+        %5 = mirage_block.input_iterator %arg8 imap = [1, -1, -1] fmap = -1 : tensor<32x4x1xf16> -> tensor<32x1x1xf16>
+        %6 = mirage_block.reduce max %5 dim 0 to 2 : tensor<32x1x1xf16> -> tensor<2x1x1xf16>
+        %7 = mirage_block.concat %6, %6 dim 0 : tensor<2x1x1xf16>, tensor<2x1x1xf16> -> tensor<4x1x1xf16>
+        %8 = mirage_block.concat %7, %7 dim 0 : tensor<4x1x1xf16>, tensor<4x1x1xf16> -> tensor<8x1x1xf16>
+        %9 = mirage_block.concat %8, %8 dim 0 : tensor<8x1x1xf16>, tensor<8x1x1xf16> -> tensor<16x1x1xf16>
+        %10 = mirage_block.concat %9, %9 dim 0 : tensor<16x1x1xf16>, tensor<16x1x1xf16> -> tensor<32x1x1xf16>
+        %11 = mirage_block.binary sub %5, %10 : tensor<32x1x1xf16>, tensor<32x1x1xf16> -> tensor<32x1x1xf16>
+        %12 = mirage_block.unary exp %11 : tensor<32x1x1xf16>
+        %13 = mirage_block.binary mul %4, %12 : tensor<32x1x1xf16>, tensor<32x1x1xf16> -> tensor<32x1x1xf16>
+        %14 = mirage_block.reduce sum %13 dim 0 to 2 : tensor<32x1x1xf16> -> tensor<2x1x1xf16>
+        %15 = mirage_block.accum sum %14 : tensor<2x1x1xf16> -> tensor<2x1x1xf16>
+        %16 = mirage_block.input_iterator %arg7 imap = [1, -1, -1] fmap = -1 : tensor<32x4x64xf16> -> tensor<32x1x64xf16>
+        %17 = mirage_block.binary mul %16, %12 : tensor<32x1x64xf16>, tensor<32x1x1xf16> -> tensor<32x1x64xf16>
+        %18 = mirage_block.reduce sum %17 dim 0 to 2 : tensor<32x1x64xf16> -> tensor<2x1x64xf16>
+        %19 = mirage_block.accum sum %18 : tensor<2x1x64xf16> -> tensor<2x1x64xf16>
+        %20 = mirage_block.binary div %19, %15 : tensor<2x1x64xf16>, tensor<2x1x1xf16> -> tensor<2x1x64xf16>
+        %21 = mirage_block.output_saver %20 omap = [1, -1, -1] : tensor<2x1x64xf16> -> tensor<2x4x64xf16>
+        mirage_block.yield %21 : tensor<2x4x64xf16>
       }
       mirage_kernel.yield %3 : tensor<2x4x64xf16>
     }
