@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
+#include <cmath>
+
 #include "Mirage/Semantics/KernelPlan.h"
 
 #include "Mirage/Semantics/Replay.h"
@@ -222,7 +224,7 @@ double fusion::patternCostFloor(const Pattern &pat,
                                 const IndexClasses &classes,
                                 const UGraph &reference,
                                 const CostFloorFn &floor, bool split,
-                                double oneKernelPrefix) {
+                                double rowMaxPrefix) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -233,27 +235,36 @@ double fusion::patternCostFloor(const Pattern &pat,
     b.grid = grid;
     b.forloopRange = loop;
     if (addPatternIterators(b, pat, classes, reference))
-      least = std::min(least, oneKernelPrefix + floor(b, saved));
+      least = std::min(least, rowMaxPrefix + floor(b, saved));
   });
   if (!split)
     return least;
   // A split pair costs at least its split kernel, whose iterators are the
-  // pattern's with the for-loop's class also on the split axis, plus the
-  // combining kernel's launch (partials and the rest of the combine not
-  // counted: a lower bound).
+  // pattern's with the for-loop's class also on the split axis, plus a
+  // combining kernel on the other axes that writes the outputs (what it
+  // reads is not counted: the partials' sizes depend on the graph, and a
+  // floor must hold for every graph of the pattern). A stabilized pair
+  // also pays the row-max kernels; one in flash-decoding form
+  // (localizeSplitMax: a split kernel of one iteration) does not.
   Pattern withSplit = pat;
   if (pat.loopClass >= 0)
     withSplit.gridClasses.push_back(pat.loopClass);
-  const double combineLaunch = floor(UGraph(Level::Block), 0);
   forEachSplitLaunch(pat, classes,
                      [&](const GridDims &grid, int64_t splits, int64_t loop) {
                        UGraph b(Level::Block);
                        b.grid = grid;
                        b.grid[pat.gridClasses.size()] = splits;
                        b.forloopRange = loop;
-                       if (addPatternIterators(b, withSplit, classes,
-                                               reference))
-                         least = std::min(least, floor(b, 0) + combineLaunch);
+                       if (!addPatternIterators(b, withSplit, classes,
+                                                reference))
+                         return;
+                       UGraph combine(Level::Block);
+                       combine.grid = grid;
+                       double pair = floor(b, 0) + floor(combine, saved);
+                       bool flashDecoding = loop == 1;
+                       least = std::min(least, flashDecoding
+                                                   ? pair
+                                                   : rowMaxPrefix + pair);
                      });
   return least;
 }

@@ -303,13 +303,14 @@ void forEachSplitLaunch(
     llvm::function_ref<void(const GridDims &, int64_t, int64_t)> fn);
 
 /// The least costFloor over the real launches of `pattern`, split launches
-/// included when `split` (infinity if none can be built). `oneKernelPrefix`
-/// is added to the one-kernel launches only: the row-max kernels every
-/// stabilized instance starts with, which a split pair in flash-decoding
-/// form (localizeSplitMax) does without.
+/// included when `split` (infinity if none can be built). `rowMaxPrefix`
+/// is the cost of the row-max kernels every stabilized instance starts
+/// with; it is added to every launch but the split ones with a for-loop of
+/// one iteration, which may be in flash-decoding form (localizeSplitMax)
+/// and do without them.
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
                         const UGraph &reference, const CostFloorFn &floor,
-                        bool split, double oneKernelPrefix = 0);
+                        bool split, double rowMaxPrefix = 0);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 
