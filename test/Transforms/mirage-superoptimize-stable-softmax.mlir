@@ -1,10 +1,14 @@
 // Attention as a frontend writes it (docs/Rationale/StableSoftmax.md): TOSA,
 // fp16, scores scaled by 1/8, softmax with max subtraction written as
 // reduce_max, sub, exp, reduce_sum, reciprocal, mul. The search runs on the
-// shift-free form and every instance gets its shift back: the scores
-// kernel, the reference's reduce max over them, and the attention kernel
-// reading that max and computing exp(s − max).
-// Checked: the winner's kernels, the shift before the one exp, the bound
+// shift-free form and every instance gets a shift back.
+// Without split pairs (split-kernels=false, prefix STABLE) the shift is the
+// reference's own: the scores kernel, the reference's reduce max over them,
+// and the attention kernel reading that max and computing exp(s − max).
+// By default the winner is the flash-decoding pair (prefix CHECK,
+// MultiKernel.md): every split shifts by its own row max, the combine
+// rescales by exp(m_b − M); verified in mode S.
+// Checked: the winners' kernels, the shift before the one exp, the bound
 // against the reference as written (with its max), and a run of the
 // generated code on the host against the float64 evaluator.
 // RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false report=%t.json" -o %t.mlir 2>%t.err
@@ -12,7 +16,11 @@
 // RUN: FileCheck %s --check-prefix=REMARK < %t.err
 // RUN: mirage-opt %t.mlir --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: mirage-opt %t.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
-
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false split-kernels=false" -o %t.stable.mlir 2>%t.stable.err
+// RUN: FileCheck %s --check-prefix=STABLE < %t.stable.mlir
+// RUN: FileCheck %s --check-prefix=REMARK < %t.stable.err
+// RUN: mirage-opt %t.stable.mlir --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: mirage-opt %t.stable.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x64x64xf16> {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
@@ -29,26 +37,40 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
   return %o : tensor<2x64x64xf16>
 }
 
+// The flash-decoding pair: no scores kernel, no row-max kernel.
+// CHECK: mirage_kernel.graph "graph0_opt" reference "graph0"
+// CHECK-NOT: mirage_kernel.reduce
+// CHECK: mirage_kernel.custom
+// CHECK: %[[S:.*]] = mirage_block.matmul
+// CHECK: %[[M:.*]] = mirage_block.reduce max %[[S]] dim 2
+// CHECK: %[[D:.*]] = mirage_block.binary sub %[[S]], %[[M]]
+// CHECK: mirage_block.unary exp %[[D]]
+// CHECK: mirage_kernel.custom
+// CHECK: mirage_block.reduce max
+// CHECK: mirage_block.unary exp
+// CHECK: mirage_block.binary div
+// CHECK-NOT: mirage_kernel.custom
+
 // The row max is the reference's reduce max over the scores, which a
 // kernel of their own computes (the scores' graph searched first: scale on
 // the Q tile, matmul); the verifier sees the same max on both sides. The
 // attention kernel loads it whole along the keys and subtracts it before
 // its only exp.
-// CHECK: mirage_kernel.graph "graph0_opt" reference "graph0"
-// CHECK: %[[S:.*]] = mirage_kernel.custom(%{{.*}}, %{{.*}}) {{.*}} -> tensor<2x64x4096xf16>
-// CHECK: mirage_block.unary mul_scalar {{.*}} scalar(1.250000e-01)
-// CHECK: mirage_block.matmul
-// CHECK: %[[M:.*]] = mirage_kernel.reduce max %[[S]] dim 2 : tensor<2x64x4096xf16> -> tensor<2x64x1xf16>
-// CHECK: mirage_kernel.custom({{.*}}, %[[M]])
-// CHECK: mirage_block.unary mul_scalar {{.*}} scalar(1.250000e-01)
-// CHECK: %[[MT:.*]] = mirage_block.input_iterator {{.*}} fmap = -1 : tensor<2x64x1xf16>
-// CHECK: %[[D:.*]] = mirage_block.binary sub %{{.*}}, %[[MT]]
-// CHECK: mirage_block.unary exp %[[D]]
-// CHECK-NOT: mirage_block.unary exp
+// STABLE: mirage_kernel.graph "graph0_opt" reference "graph0"
+// STABLE: %[[S:.*]] = mirage_kernel.custom(%{{.*}}, %{{.*}}) {{.*}} -> tensor<2x64x4096xf16>
+// STABLE: mirage_block.unary mul_scalar {{.*}} scalar(1.250000e-01)
+// STABLE: mirage_block.matmul
+// STABLE: %[[M:.*]] = mirage_kernel.reduce max %[[S]] dim 2 : tensor<2x64x4096xf16> -> tensor<2x64x1xf16>
+// STABLE: mirage_kernel.custom({{.*}}, %[[M]])
+// STABLE: mirage_block.unary mul_scalar {{.*}} scalar(1.250000e-01)
+// STABLE: %[[MT:.*]] = mirage_block.input_iterator {{.*}} fmap = -1 : tensor<2x64x1xf16>
+// STABLE: %[[D:.*]] = mirage_block.binary sub %{{.*}}, %[[MT]]
+// STABLE: mirage_block.unary exp %[[D]]
+// STABLE-NOT: mirage_block.unary exp
 // The exp-sum accumulates per key (a reduction after the loop) or per
 // iteration (sum_last), whichever the plan prices lower.
-// CHECK: mirage_block.accum {{sum|sum_last}} 
-// CHECK: mirage_block.binary div
+// STABLE: mirage_block.accum {{sum|sum_last}} 
+// STABLE: mirage_block.binary div
 
 // REMARK: remark: superoptimized 'graph0': 9 kernel(s) -> {{[2-5]}},
 // REMARK-SAME: false-acceptance bound 2^-{{(6[4-9]|[7-9][0-9]|[1-9][0-9][0-9])}};
