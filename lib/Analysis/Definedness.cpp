@@ -284,34 +284,26 @@ public:
     return atom(f.max(a.fp, b.fp), fl, AtomKind::Max);
   }
   Value unary(UnaryKind k, const Value &x, double scalar) const {
-    switch (k) {
-    case UnaryKind::exp:
-      return atom(f.oracle(Symbol::Exp, x.fp), kPos | kNonNeg | kNonZero,
-                  AtomKind::Exp);
-    case UnaryKind::square:
-      return mul(x, x);
-    case UnaryKind::sqrt:
-      return sqrtOf(x);
-    case UnaryKind::rsqrt:
-      return div(fromInt(1), sqrtOf(x));
-    case UnaryKind::reciprocal:
-      return div(fromInt(1), x);
-    case UnaryKind::silu:
-      return mul(x, sigmoid(x));
-    case UnaryKind::gelu:
-      return atom(f.oracle(Symbol::Gelu, x.fp), 0, AtomKind::Gelu);
-    case UnaryKind::relu:
-      return atom(f.oracle(Symbol::Relu, x.fp), kNonNeg, AtomKind::Relu);
-    case UnaryKind::sigmoid:
-      return sigmoid(x);
-    case UnaryKind::tanh:
-      return atom(f.oracle(Symbol::Tanh, x.fp), 0, AtomKind::Tanh);
-    case UnaryKind::mul_scalar:
-      return mul(x, fromDouble(scalar));
-    case UnaryKind::add_scalar:
-      return add(x, fromDouble(scalar));
-    }
-    return x;
+    return applyUnary(*this, k, x, scalar);
+  }
+  // The primitives of ScalarFormulas.h: field oracles with their sign facts.
+  Value exp(const Value &x) const {
+    return atom(f.oracle(Symbol::Exp, x.fp), kPos | kNonNeg | kNonZero,
+                AtomKind::Exp);
+  }
+  Value sqrt(const Value &x) const { return sqrtOf(x); }
+  Value tanh(const Value &x) const {
+    return atom(f.oracle(Symbol::Tanh, x.fp), 0, AtomKind::Tanh);
+  }
+  Value sigmoid(const Value &x) const {
+    return atom(f.oracle(Symbol::Sigmoid, x.fp), kPos | kNonNeg | kNonZero,
+                AtomKind::Sigmoid);
+  }
+  Value gelu(const Value &x) const {
+    return atom(f.oracle(Symbol::Gelu, x.fp), 0, AtomKind::Gelu);
+  }
+  Value relu(const Value &x) const {
+    return atom(f.oracle(Symbol::Relu, x.fp), kNonNeg, AtomKind::Relu);
   }
 
   void setRole(Role r) { role = r; }
@@ -342,10 +334,6 @@ private:
     v.negative = !b.negative;
     v.flags = b.flags & kNonZero;
     return v;
-  }
-  Value sigmoid(const Value &x) const {
-    return atom(f.oracle(Symbol::Sigmoid, x.fp), kPos | kNonNeg | kNonZero,
-                AtomKind::Sigmoid);
   }
   static uint8_t productFlags(const Value &a, const Value &b) {
     uint8_t fl = 0;

@@ -56,6 +56,7 @@
 
 #include "Mirage/Semantics/AccumRules.h"
 #include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/ScalarFormulas.h"
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
 
@@ -352,21 +353,7 @@ private:
     return w * std::max<int64_t>(b.forloopRange, 1);
   }
 
-  V binary(BinaryKind k, V a, V b) const {
-    switch (k) {
-    case BinaryKind::add:
-      return sem.add(a, b);
-    case BinaryKind::sub:
-      return sem.sub(a, b);
-    case BinaryKind::mul:
-      return sem.mul(a, b);
-    case BinaryKind::div:
-      return sem.div(a, b);
-    case BinaryKind::pow:
-      return sem.pow(a, b);
-    }
-    return a;
-  }
+  V binary(BinaryKind k, V a, V b) const { return applyBinary(sem, k, a, b); }
 
   /// For each op of block graph `b`: the accumulator op an in-loop matmul's
   /// products go straight into (exact partial sums, see the file comment),
