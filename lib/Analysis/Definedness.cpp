@@ -12,6 +12,7 @@
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/MemoryLimit.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 #include "Mirage/Support/SeededValues.h"
 
@@ -26,51 +27,16 @@ using namespace mirage;
 using ff::FieldValue;
 using ff::Symbol;
 
-/// Whether a unary op may be undefined on part of the reals (its argument
-/// then needs a definedness argument, Verification.md §4.6). No default: a
-/// new kind must say.
-static bool isPartial(UnaryKind k) {
-  switch (k) {
-  case UnaryKind::sqrt:
-  case UnaryKind::rsqrt:
-  case UnaryKind::reciprocal:
-    return true;
-  case UnaryKind::exp:
-  case UnaryKind::square:
-  case UnaryKind::silu:
-  case UnaryKind::gelu:
-  case UnaryKind::relu:
-  case UnaryKind::sigmoid:
-  case UnaryKind::tanh:
-  case UnaryKind::mul_scalar:
-  case UnaryKind::add_scalar:
-    return false;
-  }
-  return true;
-}
-
-static bool isPartial(BinaryKind k) {
-  switch (k) {
-  case BinaryKind::div:
-  case BinaryKind::pow:
-    return true;
-  case BinaryKind::add:
-  case BinaryKind::sub:
-  case BinaryKind::mul:
-    return false;
-  }
-  return true;
-}
-
 bool mirage::hasPartialOps(const UGraph &g) {
   for (const UOp &op : g.ops) {
     switch (op.kind) {
-    case OpKind::Binary:
-      if (isPartial(op.binaryKind()))
+    case OpKind::Binary: // whether a kind may be undefined on part of the
+                         // reals (Verification.md §4.6) is in its facts
+      if (binaryFacts(op.binaryKind()).isPartial())
         return true;
       break;
     case OpKind::Unary:
-      if (isPartial(op.unaryKind()))
+      if (unaryFacts(op.unaryKind()).isPartial())
         return true;
       break;
     case OpKind::RmsNorm:
@@ -635,7 +601,15 @@ public:
       if (x.v == 0)
         return domainError(r, "a reciprocal of an exact zero");
       break;
-    default:
+    case UnaryKind::exp:
+    case UnaryKind::square:
+    case UnaryKind::silu:
+    case UnaryKind::gelu:
+    case UnaryKind::relu:
+    case UnaryKind::sigmoid:
+    case UnaryKind::tanh:
+    case UnaryKind::mul_scalar:
+    case UnaryKind::add_scalar:
       break;
     }
     // Everything else is total over the reals: a non-finite result, or a

@@ -59,6 +59,7 @@
 #include "Mirage/Semantics/ScalarFormulas.h"
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
+#include "Mirage/Semantics/UOpVisitor.h"
 
 #include "llvm/Support/ThreadPool.h"
 
@@ -809,13 +810,13 @@ private:
         scalars[body.inputs[k]] =
             ins[k]->data[broadcastOffset(ins[k]->shape, strides[k], idx)];
       for (const UOp &op : body.ops) {
-        if (op.kind == OpKind::Unary)
-          scalars[op.results[0]] =
-              sem.unary(op.unaryKind(), scalars[op.operands[0]], op.scalar);
-        else
-          scalars[op.results[0]] =
-              binary(op.binaryKind(), scalars[op.operands[0]],
-                     scalars[op.operands[1]]);
+        auto in = [&](unsigned i) -> const V & {
+          return scalars[op.operands[i]];
+        };
+        scalars[op.results[0]] = visitThreadOp(
+            op,
+            [&](UnaryKind k) { return sem.unary(k, in(0), op.scalar); },
+            [&](BinaryKind k) { return binary(k, in(0), in(1)); });
       }
       for (size_t r = 0; r < numResults; ++r)
         results[r].data[i] = scalars[body.outputs[r]];
@@ -868,8 +869,12 @@ private:
         vals[op.results[r]] = std::move(results[r]);
       return;
     }
-    default:
+    case OpKind::Custom: // the kernel-graph loop runs its block graph
+    case OpKind::InputIterator: // runBlock's stages: the loop's edges
+    case OpKind::Accum:
+    case OpKind::OutputSaver:
       assert(false && "not a tensor operator");
+      return;
     }
   }
 };
