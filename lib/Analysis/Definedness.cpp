@@ -12,6 +12,7 @@
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/MemoryLimit.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 #include "Mirage/Support/SeededValues.h"
 
@@ -26,51 +27,16 @@ using namespace mirage;
 using ff::FieldValue;
 using ff::Symbol;
 
-/// Whether a unary op may be undefined on part of the reals (its argument
-/// then needs a definedness argument, Verification.md §4.6). No default: a
-/// new kind must say.
-static bool isPartial(UnaryKind k) {
-  switch (k) {
-  case UnaryKind::sqrt:
-  case UnaryKind::rsqrt:
-  case UnaryKind::reciprocal:
-    return true;
-  case UnaryKind::exp:
-  case UnaryKind::square:
-  case UnaryKind::silu:
-  case UnaryKind::gelu:
-  case UnaryKind::relu:
-  case UnaryKind::sigmoid:
-  case UnaryKind::tanh:
-  case UnaryKind::mul_scalar:
-  case UnaryKind::add_scalar:
-    return false;
-  }
-  return true;
-}
-
-static bool isPartial(BinaryKind k) {
-  switch (k) {
-  case BinaryKind::div:
-  case BinaryKind::pow:
-    return true;
-  case BinaryKind::add:
-  case BinaryKind::sub:
-  case BinaryKind::mul:
-    return false;
-  }
-  return true;
-}
-
 bool mirage::hasPartialOps(const UGraph &g) {
   for (const UOp &op : g.ops) {
     switch (op.kind) {
-    case OpKind::Binary:
-      if (isPartial(op.binaryKind()))
+    case OpKind::Binary: // whether a kind may be undefined on part of the
+                         // reals (Verification.md §4.6) is in its facts
+      if (binaryFacts(op.binaryKind()).isPartial())
         return true;
       break;
     case OpKind::Unary:
-      if (isPartial(op.unaryKind()))
+      if (unaryFacts(op.unaryKind()).isPartial())
         return true;
       break;
     case OpKind::RmsNorm:
@@ -343,34 +309,26 @@ public:
     return atom(f.max(a.fp, b.fp), fl, AtomKind::Max);
   }
   Value unary(UnaryKind k, const Value &x, double scalar) const {
-    switch (k) {
-    case UnaryKind::exp:
-      return atom(f.oracle(Symbol::Exp, x.fp), kPos | kNonNeg | kNonZero,
-                  AtomKind::Exp);
-    case UnaryKind::square:
-      return mul(x, x);
-    case UnaryKind::sqrt:
-      return sqrtOf(x);
-    case UnaryKind::rsqrt:
-      return div(fromInt(1), sqrtOf(x));
-    case UnaryKind::reciprocal:
-      return div(fromInt(1), x);
-    case UnaryKind::silu:
-      return mul(x, sigmoid(x));
-    case UnaryKind::gelu:
-      return atom(f.oracle(Symbol::Gelu, x.fp), 0, AtomKind::Gelu);
-    case UnaryKind::relu:
-      return atom(f.oracle(Symbol::Relu, x.fp), kNonNeg, AtomKind::Relu);
-    case UnaryKind::sigmoid:
-      return sigmoid(x);
-    case UnaryKind::tanh:
-      return atom(f.oracle(Symbol::Tanh, x.fp), 0, AtomKind::Tanh);
-    case UnaryKind::mul_scalar:
-      return mul(x, fromDouble(scalar));
-    case UnaryKind::add_scalar:
-      return add(x, fromDouble(scalar));
-    }
-    return x;
+    return applyUnary(*this, k, x, scalar);
+  }
+  // The primitives of ScalarFormulas.h: field oracles with their sign facts.
+  Value exp(const Value &x) const {
+    return atom(f.oracle(Symbol::Exp, x.fp), kPos | kNonNeg | kNonZero,
+                AtomKind::Exp);
+  }
+  Value sqrt(const Value &x) const { return sqrtOf(x); }
+  Value tanh(const Value &x) const {
+    return atom(f.oracle(Symbol::Tanh, x.fp), 0, AtomKind::Tanh);
+  }
+  Value sigmoid(const Value &x) const {
+    return atom(f.oracle(Symbol::Sigmoid, x.fp), kPos | kNonNeg | kNonZero,
+                AtomKind::Sigmoid);
+  }
+  Value gelu(const Value &x) const {
+    return atom(f.oracle(Symbol::Gelu, x.fp), 0, AtomKind::Gelu);
+  }
+  Value relu(const Value &x) const {
+    return atom(f.oracle(Symbol::Relu, x.fp), kNonNeg, AtomKind::Relu);
   }
 
   void setRole(Role r) { role = r; }
@@ -401,10 +359,6 @@ private:
     v.negative = !b.negative;
     v.flags = b.flags & kNonZero;
     return v;
-  }
-  Value sigmoid(const Value &x) const {
-    return atom(f.oracle(Symbol::Sigmoid, x.fp), kPos | kNonNeg | kNonZero,
-                AtomKind::Sigmoid);
   }
   static uint8_t productFlags(const Value &a, const Value &b) {
     uint8_t fl = 0;
@@ -783,7 +737,15 @@ public:
       if (x.v == 0)
         return domainError(r, "a reciprocal of an exact zero");
       break;
-    default:
+    case UnaryKind::exp:
+    case UnaryKind::square:
+    case UnaryKind::silu:
+    case UnaryKind::gelu:
+    case UnaryKind::relu:
+    case UnaryKind::sigmoid:
+    case UnaryKind::tanh:
+    case UnaryKind::mul_scalar:
+    case UnaryKind::add_scalar:
       break;
     }
     // Everything else is total over the reals: a non-finite result, or a

@@ -13,6 +13,7 @@
 #include "Mirage/Analysis/LaneField.h"
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Semantics/AccumRules.h"
+#include "Mirage/Semantics/UOpVisitor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -383,7 +384,10 @@ struct Analyzer {
       }
       return;
     }
-    default:
+    case OpKind::Custom: // kernel() runs its block graph
+    case OpKind::InputIterator: // block() handles the loop's edges
+    case OpKind::Accum:
+    case OpKind::OutputSaver:
       return;
     }
   }
@@ -395,12 +399,13 @@ struct Analyzer {
     for (size_t i = 0; i < ins.size() && i < t.inputs.size(); ++i)
       v[t.inputs[i]] = ins[i];
     for (const UOp &op : t.ops) {
-      if (op.kind == OpKind::Unary)
-        v[op.results[0]] =
-            unary(op.unaryKind(), v[op.operands[0]], execs, op.scalar);
-      else if (op.kind == OpKind::Binary)
-        v[op.results[0]] = binary(op.binaryKind(), v[op.operands[0]],
-                                  v[op.operands[1]], execs);
+      const DegreeInfo &x = v[op.operands[0]];
+      v[op.results[0]] = visitThreadOp(
+          op,
+          [&](UnaryKind k) { return unary(k, x, execs, op.scalar); },
+          [&](BinaryKind k) {
+            return binary(k, x, v[op.operands[1]], execs);
+          });
     }
     std::vector<DegreeInfo> res;
     for (int32_t o : t.outputs)
@@ -446,10 +451,18 @@ struct Analyzer {
             (double)(xs.back() / std::max<int64_t>(1, op.size ? op.size : 1));
         DegreeInfo c = x;
         AccumKind k = op.accumKind();
-        if (k == AccumKind::sum_last || k == AccumKind::mean_last)
+        switch (k) {
+        case AccumKind::sum:
+        case AccumKind::max:
+          break;
+        case AccumKind::sum_last:
+        case AccumKind::mean_last:
           c = sum(x, perIter);
-        else if (k == AccumKind::rms_last)
+          break;
+        case AccumKind::rms_last:
           c = sum(mul(x, x), perIter);
+          break;
+        }
         DegreeInfo acc;
         if (k == AccumKind::max) {
           acc = F > 1 ? maxOf(c, nullptr, n * (F - 1)) : c;
@@ -473,7 +486,14 @@ struct Analyzer {
         v[op.results[0]] = acc;
         break;
       }
-      default: {
+      case OpKind::Matmul:
+      case OpKind::Unary:
+      case OpKind::Binary:
+      case OpKind::Reduce:
+      case OpKind::RmsNorm:
+      case OpKind::Concat:
+      case OpKind::ThreadGraph:
+      case OpKind::Custom: { // not in block graphs; tensorOp ignores it
         double mult = b.values[op.results[0]].phase == Phase::InLoop
                           ? blocks * F
                           : blocks;

@@ -89,34 +89,15 @@ public:
   /// Commutative: the normal form orders the arguments (see Normalizer).
   Value max(const Value &a, const Value &b) const { return fMax(a, b); }
   Value unary(UnaryKind k, const Value &x, double scalar) const {
-    switch (k) {
-    case UnaryKind::exp:
-      return fExp(x);
-    case UnaryKind::square:
-      return x * x;
-    case UnaryKind::sqrt:
-      return fSqrt(x);
-    case UnaryKind::rsqrt:
-      return div(c.real_val(1), fSqrt(x));
-    case UnaryKind::reciprocal:
-      return div(c.real_val(1), x);
-    case UnaryKind::silu:
-      return x * fSigmoid(x);
-    case UnaryKind::gelu:
-      return fGelu(x);
-    case UnaryKind::relu:
-      return fRelu(x);
-    case UnaryKind::sigmoid:
-      return fSigmoid(x);
-    case UnaryKind::tanh:
-      return fTanh(x);
-    case UnaryKind::mul_scalar:
-      return x * fromDouble(scalar);
-    case UnaryKind::add_scalar:
-      return x + fromDouble(scalar);
-    }
-    return x;
+    return applyUnary(*this, k, x, scalar);
   }
+  // The primitives of ScalarFormulas.h: one uninterpreted symbol each.
+  Value exp(const Value &x) const { return fExp(x); }
+  Value sqrt(const Value &x) const { return fSqrt(x); }
+  Value tanh(const Value &x) const { return fTanh(x); }
+  Value sigmoid(const Value &x) const { return fSigmoid(x); }
+  Value gelu(const Value &x) const { return fGelu(x); }
+  Value relu(const Value &x) const { return fRelu(x); }
 
   /// Every divisor the evaluation used (the side conditions).
   const z3::expr_vector &divisors() const { return divisors_; }

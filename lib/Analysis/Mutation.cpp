@@ -1,5 +1,6 @@
 //===- Mutation.cpp - Single-change mutants of a μGraph -------------------===//
 #include "Mirage/Analysis/Mutation.h"
+#include "Mirage/Semantics/OpKinds.h"
 #include "Mirage/Semantics/Replay.h"
 
 using namespace mirage;
@@ -30,9 +31,6 @@ struct Ctx {
   }
 };
 
-bool commutative(BinaryKind k) {
-  return k == BinaryKind::add || k == BinaryKind::mul;
-}
 std::string binName(BinaryKind k) { return stringifyBinaryKind(k).str(); }
 std::string unName(UnaryKind k) { return stringifyUnaryKind(k).str(); }
 
@@ -96,7 +94,7 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
   }
   case OpKind::Binary: {
     BinaryKind cur = op.binaryKind();
-    if (!commutative(cur)) {
+    if (!binaryFacts(cur).isCommutative()) {
       UOp m = op;
       std::swap(m.operands[0], m.operands[1]);
       add(m, binName(cur) + " operands swapped");
@@ -173,15 +171,15 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
     break;
   }
   case OpKind::Accum: {
-    static const char *n[] = {"sum", "sum_last", "mean_last", "rms_last", "max"};
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k <= (int)getMaxEnumValForAccumKind(); ++k) {
       if (k == op.sub)
         continue;
       UOp m = op;
       m.sub = k;
-      if (k != (int)AccumKind::rms_last)
+      if (!accumFacts(m.accumKind()).usesScalar())
         m.scalar = 0; // eps belongs to rms_last only
-      add(m, std::string("accumulator ") + n[op.sub] + " -> " + n[k]);
+      add(m, "accumulator " + subKindName(op).str() + " -> " +
+                 subKindName(m).str());
     }
     if (op.accumKind() == AccumKind::rms_last) {
       UOp m = op;
@@ -195,8 +193,9 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
     }
     break;
   }
-  default:
-    break;
+  case OpKind::Custom:
+  case OpKind::ThreadGraph:
+    break; // their bodies are replayed op by op, each a mutation site
   }
   return vs;
 }

@@ -343,7 +343,16 @@ ExprId ExprArena::sum(int64_t degree, ExprId x) {
     return x;
   case ExprKind::Cat: // a sum over another dim: part-wise
     return cat(sum(degree, n.ops[0]), sum(degree, n.ops[1]), n.dim, n.value);
-  default:
+  case ExprKind::Var:
+  case ExprKind::One:
+  case ExprKind::Add:
+  case ExprKind::Mul:
+  case ExprKind::Div:
+  case ExprKind::Exp:
+  case ExprKind::Sqrt:
+  case ExprKind::Sum:
+  case ExprKind::Fn1:
+  case ExprKind::Fn2:
     break;
   }
   if (degree == 1) // axiom 9
@@ -366,8 +375,16 @@ ExprId ExprArena::sum(int64_t degree, ExprId x) {
       o = sum(degree, o);
     return add(ops);
   }
-  default:
-    break;
+  case ExprKind::Var:
+  case ExprKind::One:
+  case ExprKind::Mul:
+  case ExprKind::Exp:
+  case ExprKind::Sqrt:
+  case ExprKind::Fn1:
+  case ExprKind::Fn2:
+  case ExprKind::Cat:
+  case ExprKind::Unknown:
+    break; // no axiom: sum(degree, x) stays a node
   }
   ExprNode r;
   r.kind = ExprKind::Sum;

@@ -1,6 +1,7 @@
 //===- CanonicalHash.cpp - Canonical 128-bit hash of a μGraph -------------===//
 #include "Mirage/Search/CanonicalHash.h"
 
+#include "Mirage/Semantics/OpKinds.h"
 #include "Mirage/Semantics/Target.h"
 #include "llvm/Support/xxhash.h"
 
@@ -88,11 +89,6 @@ private:
   std::vector<uint8_t> buf;
 };
 
-bool isLastAccum(AccumKind k) {
-  return k == AccumKind::sum_last || k == AccumKind::mean_last ||
-         k == AccumKind::rms_last;
-}
-
 /// Encodes what identifies op `op` apart from its operands: kind, sub-kind,
 /// the attributes the kind uses, result types, nested graphs.
 void encodeOpLocal(Encoder &e, const UGraph &g, const UOp &op,
@@ -104,8 +100,7 @@ void encodeOpLocal(Encoder &e, const UGraph &g, const UOp &op,
     break;
   case OpKind::Unary:
     e.i64(op.sub);
-    if (op.unaryKind() == UnaryKind::mul_scalar ||
-        op.unaryKind() == UnaryKind::add_scalar)
+    if (usesScalar(op))
       e.f64(op.scalar);
     break;
   case OpKind::Binary:
@@ -131,10 +126,12 @@ void encodeOpLocal(Encoder &e, const UGraph &g, const UOp &op,
     // rms_last's eps, when non-zero, is flagged in the sub-kind word and
     // follows the size: graphs without eps keep their hashes (no version
     // bump), and the encoding stays unambiguous. Other kinds have no eps.
-    bool eps = op.accumKind() == AccumKind::rms_last && op.scalar != 0.0;
+    bool eps = usesScalar(op) && op.scalar != 0.0;
     e.i64(op.sub + (eps ? (int64_t(1) << 32) : 0));
     // sum/max ignore `size`; the *_last kinds read 0 as 1.
-    e.i64(isLastAccum(op.accumKind()) ? (op.size == 0 ? 1 : op.size) : 0);
+    e.i64(accumFacts(op.accumKind()).reducesLastDim()
+              ? (op.size == 0 ? 1 : op.size)
+              : 0);
     if (eps)
       e.f64(op.scalar);
     break;

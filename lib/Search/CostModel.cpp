@@ -57,11 +57,15 @@ double mirage::opFlops(const UGraph &g, const UOp &op) {
   case OpKind::Accum: {
     double in = elems(g.values[op.operands[0]]);
     switch (op.accumKind()) {
-    case AccumKind::rms_last:
+    case AccumKind::rms_last: // square and add
       return 2 * in;
-    default:
+    case AccumKind::sum:
+    case AccumKind::sum_last:
+    case AccumKind::mean_last:
+    case AccumKind::max: // one add (or max), plus the rescale's multiply
       return in + (op.operands.size() > 1 ? elems(out) : 0);
     }
+    return in;
   }
   case OpKind::ThreadGraph: {
     if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size()))

@@ -95,9 +95,14 @@ IndexClasses mirage::search::alignIndices(const UGraph &g) {
       reducedSlots.push_back({a, r - 1});
       break;
     }
-    default:
+    case OpKind::Custom:
+    case OpKind::ThreadGraph:
       // Nested graphs (already fused kernels): results get fresh indices.
       break;
+    case OpKind::InputIterator:
+    case OpKind::Accum:
+    case OpKind::OutputSaver:
+      break; // block level only; this runs on kernel graphs
     }
   }
 

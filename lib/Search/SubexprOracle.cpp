@@ -125,9 +125,17 @@ struct Structural {
       return false;
     case ExprKind::Div:
       return partOf(p, nt.ops[0]);
-    default:
-      return false;
+    case ExprKind::Var:
+    case ExprKind::One:
+    case ExprKind::Exp:
+    case ExprKind::Sqrt:
+    case ExprKind::Fn1:
+    case ExprKind::Fn2:
+    case ExprKind::Cat:
+    case ExprKind::Unknown:
+      return false; // not a linear context
     }
+    return false;
   }
 
   /// d = f·r (so x/d = (x/f)/r).
@@ -149,9 +157,19 @@ struct Structural {
           denFactor(nf.ops[0], nd.ops[0]))
         return true;
       return false;
-    default:
+    case ExprKind::Var:
+    case ExprKind::One:
+    case ExprKind::Add:
+    case ExprKind::Div:
+    case ExprKind::Exp:
+    case ExprKind::Sqrt:
+    case ExprKind::Fn1:
+    case ExprKind::Fn2:
+    case ExprKind::Cat:
+    case ExprKind::Unknown:
       return false;
     }
+    return false;
   }
 
   bool below(ExprId t) {

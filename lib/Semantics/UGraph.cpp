@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/UGraph.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -48,23 +49,6 @@ int64_t mirage::elemTypeBytes(ElemType t) {
 double mirage::bytesOf(const UValue &v) {
   return static_cast<double>(numElements(v.shape)) *
          static_cast<double>(elemTypeBytes(v.type));
-}
-
-llvm::StringRef mirage::opKindName(OpKind k) {
-  switch (k) {
-  case OpKind::Matmul: return "matmul";
-  case OpKind::Unary: return "unary";
-  case OpKind::Binary: return "binary";
-  case OpKind::Reduce: return "reduce";
-  case OpKind::RmsNorm: return "rms_norm";
-  case OpKind::Concat: return "concat";
-  case OpKind::Custom: return "custom";
-  case OpKind::InputIterator: return "input_iterator";
-  case OpKind::Accum: return "accum";
-  case OpKind::OutputSaver: return "output_saver";
-  case OpKind::ThreadGraph: return "thread_graph";
-  }
-  return "?";
 }
 
 llvm::StringRef mirage::phaseDescription(Phase p) {
@@ -144,20 +128,21 @@ static bool operandPhase(const UGraph &g, llvm::ArrayRef<int32_t> ops,
 int32_t UGraph::addOp(UOp op, llvm::ArrayRef<Shape> resultShapes,
                       ElemType type) {
   Phase phase = Phase::Device;
-  switch (op.kind) {
-  case OpKind::InputIterator:
+  switch (opKindFacts(op.kind).phase) {
+  case PhaseRule::InLoop:
     phase = Phase::InLoop;
     break;
-  case OpKind::Accum:
+  case PhaseRule::AfterLoop:
     phase = Phase::AfterLoop;
     break;
-  case OpKind::OutputSaver:
+  case PhaseRule::Saved:
     phase = Phase::Saved;
     break;
-  default: {
+  case PhaseRule::FromOperands: {
     std::string why;
     if (!operandPhase(*this, op.operands, phase, why))
       return fail(std::move(why));
+    break;
   }
   }
   int32_t opIdx = ops.size();
@@ -302,7 +287,7 @@ int32_t UGraph::addAccum(AccumKind kind, int32_t x, int32_t rescale,
   ShapeResult r = accumShape(kind, values[x].shape, size, rescale >= 0, rs);
   if (!r.ok())
     return fail(r.error);
-  if (eps != 0 && kind != AccumKind::rms_last)
+  if (eps != 0 && !accumFacts(kind).usesScalar())
     return fail("eps is only valid for the rms_last accumulator");
   UOp op;
   op.kind = OpKind::Accum;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Semantics/OpKinds.h"
 #include "Mirage/Semantics/UGraph.h"
 #include "Mirage/Transforms/Passes.h"
 
@@ -41,11 +42,10 @@ std::string shapeOf(const UGraph &g, int32_t v) {
 std::string opLabel(const UOp &op) {
   switch (op.kind) {
   case OpKind::Unary:
-    return stringifyUnaryKind(op.unaryKind()).str();
   case OpKind::Binary:
-    return stringifyBinaryKind(op.binaryKind()).str();
+    return subKindName(op).str();
   case OpKind::Reduce:
-    return "reduce " + stringifyReduceKind(op.reduceKind()).str() + " dim " +
+    return "reduce " + subKindName(op).str() + " dim " +
            std::to_string(op.dim) +
            (op.size > 1 ? " to " + std::to_string(op.size) : "");
   case OpKind::Concat:
@@ -54,12 +54,16 @@ std::string opLabel(const UOp &op) {
     return "iterator imap " + mapString(op.map) + " fmap " +
            std::to_string(op.fmap);
   case OpKind::Accum:
-    return "accum " + stringifyAccumKind(op.accumKind()).str();
+    return "accum " + subKindName(op).str();
   case OpKind::OutputSaver:
     return "saver omap " + mapString(op.map);
-  default:
+  case OpKind::Matmul:
+  case OpKind::RmsNorm:
+  case OpKind::Custom:
+  case OpKind::ThreadGraph:
     return opKindName(op.kind).str();
   }
+  return opKindName(op.kind).str();
 }
 
 /// Emits one graph level into a dot stream; value ids are prefixed so nested

@@ -39,6 +39,7 @@
 #define MIRAGE_ANALYSIS_FINITEFIELD_H
 
 #include "Mirage/Dialect/Common/MirageEnums.h"
+#include "Mirage/Semantics/ScalarFormulas.h"
 
 #include <atomic>
 #include <cmath>
@@ -230,41 +231,34 @@ inline Dyadic dyadicOf(double v) {
   return Dyadic{(int64_t)std::ldexp(m, 53), e - 53};
 }
 
-/// The field meaning of the unary ops (Verification.md §2), for any field
-/// domain `Sem` (the 61-bit pair, the four lanes): square and the scalar ops
-/// are field arithmetic, rsqrt is 1/sqrt and silu is x·sigmoid(x) under the
-/// same oracles, every other function (exp included: the caller handles an
-/// interpreted exp before) is its symbol's oracle.
+/// A field domain `Sem` (the 61-bit pair, the four lanes) as a domain of
+/// ScalarFormulas.h: field arithmetic, and every primitive function (exp
+/// included: the caller handles an interpreted exp before) its symbol's
+/// oracle (Verification.md §2).
+template <class Sem> struct FieldOracles {
+  using Value = typename Sem::Value;
+  const Sem &sem;
+  Value fromInt(int64_t v) const { return sem.fromInt(v); }
+  Value fromDouble(double v) const { return sem.fromDouble(v); }
+  Value add(Value a, Value b) const { return sem.add(a, b); }
+  Value sub(Value a, Value b) const { return sem.sub(a, b); }
+  Value mul(Value a, Value b) const { return sem.mul(a, b); }
+  Value div(Value a, Value b) const { return sem.div(a, b); }
+  Value pow(Value a, Value b) const { return sem.pow(a, b); }
+  Value exp(Value x) const { return sem.oracle(Symbol::Exp, x); }
+  Value sqrt(Value x) const { return sem.oracle(Symbol::Sqrt, x); }
+  Value tanh(Value x) const { return sem.oracle(Symbol::Tanh, x); }
+  Value sigmoid(Value x) const { return sem.oracle(Symbol::Sigmoid, x); }
+  Value gelu(Value x) const { return sem.oracle(Symbol::Gelu, x); }
+  Value relu(Value x) const { return sem.oracle(Symbol::Relu, x); }
+};
+
+/// The field meaning of the unary ops: rsqrt is 1/sqrt and silu is
+/// x·sigmoid(x) under the same oracles (ScalarFormulas.h).
 template <class Sem>
 typename Sem::Value fieldUnary(const Sem &sem, UnaryKind k,
                                typename Sem::Value x, double scalar) {
-  switch (k) {
-  case UnaryKind::exp:
-    return sem.oracle(Symbol::Exp, x);
-  case UnaryKind::square:
-    return sem.mul(x, x);
-  case UnaryKind::sqrt:
-    return sem.oracle(Symbol::Sqrt, x);
-  case UnaryKind::rsqrt:
-    return sem.inverse(sem.oracle(Symbol::Sqrt, x));
-  case UnaryKind::reciprocal:
-    return sem.inverse(x);
-  case UnaryKind::silu:
-    return sem.mul(x, sem.oracle(Symbol::Sigmoid, x));
-  case UnaryKind::gelu:
-    return sem.oracle(Symbol::Gelu, x);
-  case UnaryKind::relu:
-    return sem.oracle(Symbol::Relu, x);
-  case UnaryKind::sigmoid:
-    return sem.oracle(Symbol::Sigmoid, x);
-  case UnaryKind::tanh:
-    return sem.oracle(Symbol::Tanh, x);
-  case UnaryKind::mul_scalar:
-    return sem.mul(x, sem.fromDouble(scalar));
-  case UnaryKind::add_scalar:
-    return sem.add(x, sem.fromDouble(scalar));
-  }
-  return x;
+  return applyUnary(FieldOracles<Sem>{sem}, k, x, scalar);
 }
 
 /// The draw step of a field domain for counterInputs / fillCounterElements:

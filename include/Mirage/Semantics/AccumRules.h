@@ -20,6 +20,7 @@
 #ifndef MIRAGE_SEMANTICS_ACCUMRULES_H
 #define MIRAGE_SEMANTICS_ACCUMRULES_H
 
+#include "Mirage/Semantics/OpKinds.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include <limits>
@@ -50,35 +51,25 @@ struct AccumRule {
   bool finishes() const { return dividesByCount || addsEps || takesSqrt; }
 };
 
-/// The rule of accumulator op `op` (an OpKind::Accum).
+/// The rule of accumulator op `op` (an OpKind::Accum): its kind's facts
+/// (OpKinds.h) with its operands and eps.
 inline AccumRule accumRule(const UOp &op) {
-  AccumRule r;
+  AccumFacts f = accumFacts(op.accumKind());
   bool rescaled = op.operands.size() > 1;
-  switch (op.accumKind()) {
-  case AccumKind::sum:
+  AccumRule r;
+  r.squaresOperand = f.squares == SquaresOperand::Yes;
+  r.reducesLastDim = f.reducesLastDim();
+  switch (f.fold) {
+  case Fold::Add:
     r.combine = rescaled ? AccumCombine::RescaledAdd : AccumCombine::Add;
-    return r;
-  case AccumKind::max:
+    break;
+  case Fold::Max:
     r.combine = AccumCombine::Max;
-    return r;
-  case AccumKind::sum_last:
-    r.reducesLastDim = true;
-    r.combine = rescaled ? AccumCombine::RescaledAdd : AccumCombine::Add;
-    return r;
-  case AccumKind::mean_last:
-    r.reducesLastDim = true;
-    r.combine = rescaled ? AccumCombine::RescaledAdd : AccumCombine::Add;
-    r.dividesByCount = true;
-    return r;
-  case AccumKind::rms_last:
-    r.squaresOperand = true;
-    r.reducesLastDim = true;
-    r.combine = rescaled ? AccumCombine::RescaledAdd : AccumCombine::Add;
-    r.dividesByCount = true;
-    r.addsEps = op.scalar != 0.0;
-    r.takesSqrt = true;
-    return r;
+    break;
   }
+  r.dividesByCount = f.byCount == DividesByCount::Yes;
+  r.addsEps = f.usesScalar() && op.scalar != 0.0;
+  r.takesSqrt = f.sqrt == TakesSqrt::Yes;
   return r;
 }
 

@@ -56,8 +56,10 @@
 
 #include "Mirage/Semantics/AccumRules.h"
 #include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/ScalarFormulas.h"
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
+#include "Mirage/Semantics/UOpVisitor.h"
 
 #include "llvm/Support/ThreadPool.h"
 
@@ -352,21 +354,7 @@ private:
     return w * std::max<int64_t>(b.forloopRange, 1);
   }
 
-  V binary(BinaryKind k, V a, V b) const {
-    switch (k) {
-    case BinaryKind::add:
-      return sem.add(a, b);
-    case BinaryKind::sub:
-      return sem.sub(a, b);
-    case BinaryKind::mul:
-      return sem.mul(a, b);
-    case BinaryKind::div:
-      return sem.div(a, b);
-    case BinaryKind::pow:
-      return sem.pow(a, b);
-    }
-    return a;
-  }
+  V binary(BinaryKind k, V a, V b) const { return applyBinary(sem, k, a, b); }
 
   /// For each op of block graph `b`: the accumulator op an in-loop matmul's
   /// products go straight into (exact partial sums, see the file comment),
@@ -839,13 +827,13 @@ private:
         scalars[body.inputs[k]] =
             ins[k]->data[broadcastOffset(ins[k]->shape, strides[k], idx)];
       for (const UOp &op : body.ops) {
-        if (op.kind == OpKind::Unary)
-          scalars[op.results[0]] =
-              sem.unary(op.unaryKind(), scalars[op.operands[0]], op.scalar);
-        else
-          scalars[op.results[0]] =
-              binary(op.binaryKind(), scalars[op.operands[0]],
-                     scalars[op.operands[1]]);
+        auto in = [&](unsigned i) -> const V & {
+          return scalars[op.operands[i]];
+        };
+        scalars[op.results[0]] = visitThreadOp(
+            op,
+            [&](UnaryKind k) { return sem.unary(k, in(0), op.scalar); },
+            [&](BinaryKind k) { return binary(k, in(0), in(1)); });
       }
       for (size_t r = 0; r < numResults; ++r)
         results[r].data[i] = scalars[body.outputs[r]];
@@ -898,8 +886,12 @@ private:
         vals[op.results[r]] = std::move(results[r]);
       return;
     }
-    default:
+    case OpKind::Custom: // the kernel-graph loop runs its block graph
+    case OpKind::InputIterator: // runBlock's stages: the loop's edges
+    case OpKind::Accum:
+    case OpKind::OutputSaver:
       assert(false && "not a tensor operator");
+      return;
     }
   }
 };

@@ -10,6 +10,7 @@
 #define MIRAGE_SEMANTICS_FLOATSEMANTICS_H
 
 #include "Mirage/Dialect/Common/MirageEnums.h"
+#include "Mirage/Semantics/ScalarFormulas.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,42 +18,6 @@
 #include <vector>
 
 namespace mirage {
-
-/// The scalar meaning of every unary operator, in one place. Composite
-/// operators are spelled through their definitions so that every domain
-/// reads the same formula: rsqrt(x) = 1/sqrt(x); silu(x) = x·sigmoid(x);
-/// gelu is the tanh form.
-inline double applyUnaryF64(UnaryKind k, double x, double scalar) {
-  switch (k) {
-  case UnaryKind::exp:
-    return std::exp(x);
-  case UnaryKind::square:
-    return x * x;
-  case UnaryKind::sqrt:
-    return std::sqrt(x);
-  case UnaryKind::rsqrt:
-    return 1.0 / std::sqrt(x);
-  case UnaryKind::reciprocal:
-    return 1.0 / x;
-  case UnaryKind::silu:
-    return x / (1.0 + std::exp(-x));
-  case UnaryKind::gelu: {
-    const double c = std::sqrt(2.0 / M_PI);
-    return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
-  }
-  case UnaryKind::relu:
-    return x > 0 ? x : 0.0;
-  case UnaryKind::sigmoid:
-    return 1.0 / (1.0 + std::exp(-x));
-  case UnaryKind::tanh:
-    return std::tanh(x);
-  case UnaryKind::mul_scalar:
-    return x * scalar;
-  case UnaryKind::add_scalar:
-    return x + scalar;
-  }
-  return x;
-}
 
 /// float64 scalar domain.
 /// acc[i·w + j] += Σ_{t<kn} a[i·lda + t]·b[t·w + j] for i < rows, j < w,
@@ -73,8 +38,17 @@ struct Float64Semantics {
   Value pow(Value a, Value b) const { return std::pow(a, b); }
   Value max(Value a, Value b) const { return std::max(a, b); }
   Value unary(UnaryKind k, Value x, double scalar) const {
-    return applyUnaryF64(k, x, scalar);
+    return applyUnary(*this, k, x, scalar);
   }
+  // The primitives of ScalarFormulas.h, over the reals.
+  Value neg(Value x) const { return -x; }
+  Value exp(Value x) const { return std::exp(x); }
+  Value sqrt(Value x) const { return std::sqrt(x); }
+  Value tanh(Value x) const { return std::tanh(x); }
+  Value sigmoid(Value x) const { return realSigmoid(*this, x); }
+  Value gelu(Value x) const { return realGelu(*this, x); }
+  /// x > 0 ? x : 0, so NaN maps to 0 (the emitter's compare-and-select).
+  Value relu(Value x) const { return x > 0 ? x : 0.0; }
 
   /// The evaluator's matmul tile (Evaluator.h, "Optional fast path"):
   /// pc[i·n + j0 + j] = Σ_kk pa[i·k + kk]·b[kk][j0 + j], each sum a left
@@ -106,6 +80,11 @@ struct Float64Semantics {
                 pc + (i0 + i) * n + j0);
   }
 };
+
+/// The float64 meaning of unary op `k` (ScalarFormulas.h's applyUnary).
+inline double applyUnaryF64(UnaryKind k, double x, double scalar) {
+  return applyUnary(Float64Semantics(), k, x, scalar);
+}
 
 } // namespace mirage
 

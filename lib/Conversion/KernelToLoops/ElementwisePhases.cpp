@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockEmitter.h"
+#include "Mirage/Semantics/UOpVisitor.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -38,12 +39,12 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
       SmallVector<Value> scalars(body.values.size());
       for (size_t i = 0; i < body.inputs.size(); ++i)
         scalars[body.inputs[i]] = ins[i];
-      for (const UOp &s : body.ops)
-        scalars[s.results[0]] =
-            s.kind == OpKind::Unary
-                ? unary(ob, s.unaryKind(), scalars[s.operands[0]], s.scalar)
-                : binary(ob, s.binaryKind(), scalars[s.operands[0]],
-                         scalars[s.operands[1]]);
+      for (const UOp &s : body.ops) {
+        auto in = [&](unsigned i) { return scalars[s.operands[i]]; };
+        scalars[s.results[0]] = visitThreadOp(
+            s, [&](UnaryKind k) { return unary(ob, k, in(0), s.scalar); },
+            [&](BinaryKind k) { return binary(ob, k, in(0), in(1)); });
+      }
       for (size_t r = 0; r < op.results.size(); ++r)
         store(ob, scalars[body.outputs[r]], op.results[r], idx);
       return;

@@ -1,5 +1,6 @@
 //===- EmitterSupport.cpp - Loops, indices and scalar code ----------------===//
 #include "BlockEmitter.h"
+#include "Mirage/Semantics/ScalarFormulas.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -189,75 +190,45 @@ Value BlockEmitter::constF(OpBuilder &ob, double v) {
                                    ob.getFloatAttr(computeType(), v));
 }
 
-// The same formulas as FloatSemantics.h's unary(), in the compute type.
-Value BlockEmitter::unary(OpBuilder &ob, UnaryKind k, Value x, double scalar) {
-  auto one = [&] { return constF(ob, 1.0); };
-  auto sigmoid = [&](Value v) {
-    Value e = math::ExpOp::create(ob, loc, arith::NegFOp::create(ob, loc, v));
-    return arith::DivFOp::create(ob, loc, one(),
-                                 arith::AddFOp::create(ob, loc, one(), e));
-  };
-  switch (k) {
-  case UnaryKind::exp:
-    return math::ExpOp::create(ob, loc, x);
-  case UnaryKind::square:
-    return arith::MulFOp::create(ob, loc, x, x);
-  case UnaryKind::sqrt:
-    return math::SqrtOp::create(ob, loc, x);
-  case UnaryKind::rsqrt:
-    return arith::DivFOp::create(ob, loc, one(),
-                                 math::SqrtOp::create(ob, loc, x));
-  case UnaryKind::reciprocal:
-    return arith::DivFOp::create(ob, loc, one(), x);
-  case UnaryKind::silu:
-    return arith::MulFOp::create(ob, loc, x, sigmoid(x));
-  case UnaryKind::gelu: {
-    // 0.5·x·(1 + tanh(c·(x + 0.044715·x³))), c = sqrt(2/π).
-    Value x3 = arith::MulFOp::create(ob, loc, x,
-                                     arith::MulFOp::create(ob, loc, x, x));
-    Value inner = arith::AddFOp::create(
-        ob, loc, x, arith::MulFOp::create(ob, loc, constF(ob, 0.044715), x3));
-    Value t = math::TanhOp::create(
-        ob, loc,
-        arith::MulFOp::create(ob, loc, constF(ob, std::sqrt(2.0 / M_PI)),
-                              inner));
-    Value half = arith::MulFOp::create(ob, loc, constF(ob, 0.5), x);
-    return arith::MulFOp::create(ob, loc, half,
-                                 arith::AddFOp::create(ob, loc, one(), t));
-  }
-  case UnaryKind::relu: {
-    // x > 0 ? x : 0, as the evaluator (NaN maps to 0 there too).
-    Value zero = constF(ob, 0.0);
+namespace {
+/// The emitter as a domain of ScalarFormulas.h: values are SSA values of the
+/// compute type, each operation creates its arith or math op, so the code
+/// computes the formulas the float64 evaluator computes, in the same order.
+struct ArithDomain {
+  using Value = mlir::Value;
+  BlockEmitter &em;
+  OpBuilder &ob;
+  Location loc;
+
+  Value fromInt(int64_t v) const { return em.constF(ob, (double)v); }
+  Value fromDouble(double v) const { return em.constF(ob, v); }
+  Value add(Value a, Value b) const { return arith::AddFOp::create(ob, loc, a, b); }
+  Value sub(Value a, Value b) const { return arith::SubFOp::create(ob, loc, a, b); }
+  Value mul(Value a, Value b) const { return arith::MulFOp::create(ob, loc, a, b); }
+  Value div(Value a, Value b) const { return arith::DivFOp::create(ob, loc, a, b); }
+  Value pow(Value a, Value b) const { return math::PowFOp::create(ob, loc, a, b); }
+  Value neg(Value x) const { return arith::NegFOp::create(ob, loc, x); }
+  Value exp(Value x) const { return math::ExpOp::create(ob, loc, x); }
+  Value sqrt(Value x) const { return math::SqrtOp::create(ob, loc, x); }
+  Value tanh(Value x) const { return math::TanhOp::create(ob, loc, x); }
+  Value sigmoid(Value x) const { return realSigmoid(*this, x); }
+  Value gelu(Value x) const { return realGelu(*this, x); }
+  /// x > 0 ? x : 0, as Float64Semantics::relu (NaN maps to 0 there too).
+  Value relu(Value x) const {
+    Value zero = fromDouble(0.0);
     Value pos = arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::OGT, x,
                                       zero);
     return arith::SelectOp::create(ob, loc, pos, x, zero);
   }
-  case UnaryKind::sigmoid:
-    return sigmoid(x);
-  case UnaryKind::tanh:
-    return math::TanhOp::create(ob, loc, x);
-  case UnaryKind::mul_scalar:
-    return arith::MulFOp::create(ob, loc, x, constF(ob, scalar));
-  case UnaryKind::add_scalar:
-    return arith::AddFOp::create(ob, loc, x, constF(ob, scalar));
-  }
-  return x;
+};
+} // namespace
+
+Value BlockEmitter::unary(OpBuilder &ob, UnaryKind k, Value x, double scalar) {
+  return applyUnary(ArithDomain{*this, ob, loc}, k, x, scalar);
 }
 
 Value BlockEmitter::binary(OpBuilder &ob, BinaryKind k, Value x, Value y) {
-  switch (k) {
-  case BinaryKind::add:
-    return arith::AddFOp::create(ob, loc, x, y);
-  case BinaryKind::sub:
-    return arith::SubFOp::create(ob, loc, x, y);
-  case BinaryKind::mul:
-    return arith::MulFOp::create(ob, loc, x, y);
-  case BinaryKind::div:
-    return arith::DivFOp::create(ob, loc, x, y);
-  case BinaryKind::pow:
-    return math::PowFOp::create(ob, loc, x, y);
-  }
-  return x;
+  return applyBinary(ArithDomain{*this, ob, loc}, k, x, y);
 }
 
 bool BlockEmitter::fail(const UOp &op, const std::string &why) {

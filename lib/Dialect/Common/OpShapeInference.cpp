@@ -1,5 +1,6 @@
 //===- OpShapeInference.cpp - ODS glue to the shared shape rules ----------===//
 #include "Mirage/Dialect/Common/OpShapeInference.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 #include "mlir/IR/Operation.h"
 
@@ -23,7 +24,7 @@ LogicalResult mirage::emitInferred(std::optional<Location> loc,
 
 LogicalResult mirage::verifyUnaryScalar(Operation *op, UnaryKind kind,
                                         bool hasScalar) {
-  bool needs = kind == UnaryKind::mul_scalar || kind == UnaryKind::add_scalar;
+  bool needs = unaryFacts(kind).usesScalar();
   if (needs && !hasScalar)
     return op->emitOpError("'") << stringifyUnaryKind(kind)
                                 << "' requires a scalar";

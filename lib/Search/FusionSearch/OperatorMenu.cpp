@@ -1,6 +1,8 @@
 //===- OperatorMenu.cpp - Block operators an enumeration may add ----------===//
 #include "Stages.h"
 
+#include "Mirage/Semantics/OpKinds.h"
+
 using namespace mirage;
 using namespace mirage::search;
 using namespace mirage::search::fusion;
@@ -25,7 +27,7 @@ fusion::operatorMenu(const UGraph &ref,
   auto binary = [&](BinaryKind k) {
     MenuItem m{OpKind::Binary, (int32_t)k};
     m.arity = 2;
-    m.commutative = k == BinaryKind::add || k == BinaryKind::mul;
+    m.commutative = binaryFacts(k).isCommutative();
     addUnique(m);
   };
   auto accum = [&](AccumKind k, double eps = 0) {

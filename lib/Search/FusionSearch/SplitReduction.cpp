@@ -13,6 +13,7 @@
 #include "Stages.h"
 
 #include "Mirage/Semantics/KernelPlan.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 #include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/Replay.h"
@@ -44,22 +45,7 @@ static std::optional<AccumKind> combineKind(AccumKind k) {
 /// broadcasting), so that a dim of its operand lines up with the same dim of
 /// its result.
 static bool isElementwise(const UOp &op) {
-  switch (op.kind) {
-  case OpKind::Unary:
-  case OpKind::Binary:
-  case OpKind::ThreadGraph:
-    return true;
-  case OpKind::Matmul:
-  case OpKind::Reduce:
-  case OpKind::RmsNorm:
-  case OpKind::Concat:
-  case OpKind::Custom:
-  case OpKind::InputIterator:
-  case OpKind::Accum:
-  case OpKind::OutputSaver:
-    return false;
-  }
-  return false;
+  return opKindFacts(op.kind).isElementwise();
 }
 
 /// The omap of the first saver that `v` reaches through element-wise

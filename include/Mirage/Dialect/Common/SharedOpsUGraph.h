@@ -10,6 +10,7 @@
 #define MIRAGE_DIALECT_COMMON_SHAREDOPSUGRAPH_H
 
 #include "Mirage/Semantics/UGraph.h"
+#include "Mirage/Semantics/OpKinds.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
@@ -19,9 +20,8 @@ namespace mirage {
 
 /// The scalar attribute of a unary op: present for mul/add_scalar only.
 inline mlir::FloatAttr unaryScalarAttr(mlir::OpBuilder &b, const UOp &op) {
-  bool needs = op.unaryKind() == UnaryKind::mul_scalar ||
-               op.unaryKind() == UnaryKind::add_scalar;
-  return needs ? b.getF64FloatAttr(op.scalar) : mlir::FloatAttr();
+  return unaryFacts(op.unaryKind()).usesScalar() ? b.getF64FloatAttr(op.scalar)
+                                                  : mlir::FloatAttr();
 }
 
 /// Adds `op` to `g` if it is one of the shared op classes of dialect `Ops`;
@@ -71,9 +71,14 @@ mlir::Value exportSharedOp(mlir::OpBuilder &b, mlir::Location loc,
                                 b.getF64FloatAttr(op.scalar));
   case OpKind::Concat:
     return Ops::Concat::create(b, loc, type, in(0), in(1), op.dim);
-  default:
+  case OpKind::Custom: // not shared: each has one level's op class
+  case OpKind::InputIterator:
+  case OpKind::Accum:
+  case OpKind::OutputSaver:
+  case OpKind::ThreadGraph:
     return mlir::Value();
   }
+  return mlir::Value();
 }
 
 } // namespace mirage

@@ -3,6 +3,7 @@
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Dialect/Common/OpShapeInference.h"
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 using namespace mlir;
 using namespace mirage::block;
@@ -100,7 +101,8 @@ LogicalResult AccumOp::verify() {
     return emitOpError("size must be positive, got ")
            << static_cast<int64_t>(*getSize());
   // eps belongs to rms_last only (sqrt(mean(x²) + eps)); 0 is "none".
-  if (getEps().convertToDouble() != 0.0 && getKind() != ::mirage::AccumKind::rms_last)
+  if (getEps().convertToDouble() != 0.0 &&
+      !::mirage::accumFacts(getKind()).usesScalar())
     return emitOpError("eps is only valid for the rms_last kind, not ")
            << ::mirage::stringifyAccumKind(getKind());
   if (getRescale() && getElementTypeOrSelf(getRescale().getType()) !=

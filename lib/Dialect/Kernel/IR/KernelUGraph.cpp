@@ -5,6 +5,7 @@
 #include "Mirage/Dialect/Common/SharedOpsUGraph.h"
 #include "Mirage/Dialect/Thread/IR/ThreadDialect.h"
 #include "Mirage/Semantics/Target.h"
+#include "Mirage/Semantics/UOpVisitor.h"
 
 #include "mlir/IR/AsmState.h"
 
@@ -78,108 +79,49 @@ FailureOr<UGraph> mirage::kernel::importKernelGraph(GraphOp graph) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Emits the ops of one UGraph level into the current block of `b`.
-struct Exporter {
+/// Emits the ops of one UGraph level into the current block of `b`, one
+/// visit per op kind (UOpVisitor.h: a new kind does not compile until it
+/// says how it is exported).
+struct Exporter : UOpVisitor<Exporter, SmallVector<Value, 2>> {
+  using Results = SmallVector<Value, 2>;
   OpBuilder &b;
   Location loc;
+  /// The level being emitted and its values so far (set by emitBody).
+  const UGraph *g = nullptr;
+  ArrayRef<Value> vals;
 
-  Type tensorType(const UGraph &g, int32_t v) {
-    const UValue &val = g.values[v];
+  Exporter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Type tensorType(const UGraph &graph, int32_t v) {
+    const UValue &val = graph.values[v];
     Type et = toMLIRType(b.getContext(), val.type);
-    if (g.level == Level::Thread)
+    if (graph.level == Level::Thread)
       return et;
     return RankedTensorType::get(val.shape, et);
   }
 
-  /// Emits the body of `g` into `blk`, whose arguments are g's inputs.
-  void emitBody(const UGraph &g, Block &blk) {
+  /// Emits the body of `graph` into `blk`, whose arguments are its inputs.
+  void emitBody(const UGraph &graph, Block &blk) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(&blk);
-    SmallVector<Value> vals(g.values.size());
-    for (auto [i, in] : llvm::enumerate(g.inputs))
-      vals[in] = blk.getArgument(i);
-    for (const UOp &op : g.ops) {
-      SmallVector<Value> results;
-      auto in = [&](unsigned i) { return vals[op.operands[i]]; };
-      if (g.level == Level::Thread) {
-        Type t = tensorType(g, op.results[0]);
-        if (op.kind == OpKind::Unary)
-          results.push_back(thread::UnaryOp::create(b, loc, t, op.unaryKind(),
-                                                    in(0),
-                                                    unaryScalarAttr(b, op))
-                                .getResult());
-        else
-          results.push_back(thread::BinaryOp::create(b, loc, t,
-                                                     op.binaryKind(), in(0),
-                                                     in(1))
-                                .getResult());
-      } else if (op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph) {
-        const UGraph &body = g.bodies[op.body];
-        SmallVector<Value> operands;
-        SmallVector<Type> types;
-        for (int32_t v : op.operands)
-          operands.push_back(vals[v]);
-        for (int32_t r : op.results)
-          types.push_back(tensorType(g, r));
-        Operation *created;
-        Region *region;
-        if (op.kind == OpKind::Custom) {
-          auto c = kernel::CustomOp::create(
-              b, loc, types, operands,
-              b.getDenseI64ArrayAttr({body.grid[0], body.grid[1], body.grid[2]}),
-              b.getI64IntegerAttr(body.forloopRange),
-              body.target.empty() || body.target == StringRef(kDefaultTarget)
-                  ? StringAttr()
-                  : b.getStringAttr(body.target));
-          created = c;
-          region = &c.getBody();
-        } else {
-          auto t = block::ThreadGraphOp::create(b, loc, types, operands);
-          created = t;
-          region = &t.getBody();
-        }
-        Block *inner = new Block();
-        region->push_back(inner);
-        for (int32_t v : body.inputs)
-          inner->addArgument(tensorType(body, v), loc);
-        emitBody(body, *inner);
-        for (Value r : created->getResults())
-          results.push_back(r);
-      } else if (op.kind == OpKind::InputIterator) {
-        results.push_back(block::InputIteratorOp::create(
-                              b, loc, tensorType(g, op.results[0]), in(0),
-                              b.getDenseI64ArrayAttr(
-                                  {op.map[0], op.map[1], op.map[2]}),
-                              b.getI64IntegerAttr(op.fmap))
-                              .getResult());
-      } else if (op.kind == OpKind::Accum) {
-        results.push_back(
-            block::AccumOp::create(
-                b, loc, tensorType(g, op.results[0]), op.accumKind(), in(0),
-                op.operands.size() > 1 ? in(1) : Value(),
-                op.size ? b.getI64IntegerAttr(op.size) : IntegerAttr(),
-                llvm::APFloat(op.scalar))
-                .getResult());
-      } else if (op.kind == OpKind::OutputSaver) {
-        results.push_back(block::OutputSaverOp::create(
-                              b, loc, tensorType(g, op.results[0]), in(0),
-                              b.getDenseI64ArrayAttr(
-                                  {op.map[0], op.map[1], op.map[2]}))
-                              .getResult());
-      } else {
-        Type t = tensorType(g, op.results[0]);
-        results.push_back(
-            g.level == Level::Kernel
-                ? exportSharedOp<kernel::SharedOps>(b, loc, op, t, in)
-                : exportSharedOp<block::SharedOps>(b, loc, op, t, in));
-      }
+    SmallVector<Value> values(graph.values.size());
+    for (auto [i, in] : llvm::enumerate(graph.inputs))
+      values[in] = blk.getArgument(i);
+    const UGraph *outerGraph = g;
+    ArrayRef<Value> outerVals = vals;
+    g = &graph;
+    vals = values;
+    for (const UOp &op : graph.ops) {
+      Results results = dispatchUOpVisitor(op);
       for (auto [i, r] : llvm::enumerate(op.results))
-        vals[r] = results[i];
+        values[r] = results[i];
     }
+    g = outerGraph;
+    vals = outerVals;
     SmallVector<Value> outs;
-    for (int32_t o : g.outputs)
-      outs.push_back(vals[o]);
-    switch (g.level) {
+    for (int32_t o : graph.outputs)
+      outs.push_back(values[o]);
+    switch (graph.level) {
     case Level::Kernel:
       kernel::YieldOp::create(b, loc, outs);
       break;
@@ -190,6 +132,96 @@ struct Exporter {
       thread::YieldOp::create(b, loc, outs);
       break;
     }
+  }
+
+  Value in(const UOp &op, unsigned i) const { return vals[op.operands[i]]; }
+  Type resultType(const UOp &op) { return tensorType(*g, op.results[0]); }
+  auto inFn(const UOp &op) {
+    return [this, &op](unsigned i) { return in(op, i); };
+  }
+
+  /// An op of the classes the kernel and block dialects share.
+  Results shared(const UOp &op) {
+    Type t = resultType(op);
+    return {g->level == Level::Kernel
+                ? exportSharedOp<kernel::SharedOps>(b, loc, op, t, inFn(op))
+                : exportSharedOp<block::SharedOps>(b, loc, op, t, inFn(op))};
+  }
+
+  /// A custom kernel or a thread graph: the op, then its body.
+  Results nested(const UOp &op) {
+    const UGraph &body = g->bodies[op.body];
+    SmallVector<Value> operands;
+    SmallVector<Type> types;
+    for (int32_t v : op.operands)
+      operands.push_back(vals[v]);
+    for (int32_t r : op.results)
+      types.push_back(tensorType(*g, r));
+    Operation *created;
+    Region *region;
+    if (op.kind == OpKind::Custom) {
+      auto c = kernel::CustomOp::create(
+          b, loc, types, operands,
+          b.getDenseI64ArrayAttr({body.grid[0], body.grid[1], body.grid[2]}),
+          b.getI64IntegerAttr(body.forloopRange),
+          body.target.empty() || body.target == StringRef(kDefaultTarget)
+              ? StringAttr()
+              : b.getStringAttr(body.target));
+      created = c;
+      region = &c.getBody();
+    } else {
+      auto t = block::ThreadGraphOp::create(b, loc, types, operands);
+      created = t;
+      region = &t.getBody();
+    }
+    Block *inner = new Block();
+    region->push_back(inner);
+    for (int32_t v : body.inputs)
+      inner->addArgument(tensorType(body, v), loc);
+    emitBody(body, *inner);
+    return Results(created->getResults().begin(), created->getResults().end());
+  }
+
+  Results visitMatmul(const UOp &op) { return shared(op); }
+  Results visitUnary(const UOp &op) {
+    if (g->level != Level::Thread)
+      return shared(op);
+    return {thread::UnaryOp::create(b, loc, resultType(op), op.unaryKind(),
+                                    in(op, 0), unaryScalarAttr(b, op))
+                .getResult()};
+  }
+  Results visitBinary(const UOp &op) {
+    if (g->level != Level::Thread)
+      return shared(op);
+    return {thread::BinaryOp::create(b, loc, resultType(op), op.binaryKind(),
+                                     in(op, 0), in(op, 1))
+                .getResult()};
+  }
+  Results visitReduce(const UOp &op) { return shared(op); }
+  Results visitRmsNorm(const UOp &op) { return shared(op); }
+  Results visitConcat(const UOp &op) { return shared(op); }
+  Results visitCustom(const UOp &op) { return nested(op); }
+  Results visitThreadGraph(const UOp &op) { return nested(op); }
+  Results visitInputIterator(const UOp &op) {
+    return {block::InputIteratorOp::create(
+                b, loc, resultType(op), in(op, 0),
+                b.getDenseI64ArrayAttr({op.map[0], op.map[1], op.map[2]}),
+                b.getI64IntegerAttr(op.fmap))
+                .getResult()};
+  }
+  Results visitAccum(const UOp &op) {
+    return {block::AccumOp::create(
+                b, loc, resultType(op), op.accumKind(), in(op, 0),
+                op.operands.size() > 1 ? in(op, 1) : Value(),
+                op.size ? b.getI64IntegerAttr(op.size) : IntegerAttr(),
+                llvm::APFloat(op.scalar))
+                .getResult()};
+  }
+  Results visitOutputSaver(const UOp &op) {
+    return {block::OutputSaverOp::create(
+                b, loc, resultType(op), in(op, 0),
+                b.getDenseI64ArrayAttr({op.map[0], op.map[1], op.map[2]}))
+                .getResult()};
   }
 };
 } // namespace

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Dialect/Kernel/Transforms/LaxPartition.h"
+#include "Mirage/Semantics/OpKinds.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -22,22 +23,12 @@ using namespace mirage;
 namespace mk = mirage::kernel;
 
 bool mirage::isNonLaxKernelOp(Operation *op) {
-  if (auto u = dyn_cast<mk::UnaryOp>(op)) {
-    switch (u.getKind()) {
-    case UnaryKind::silu:
-    case UnaryKind::gelu:
-    case UnaryKind::relu:
-    case UnaryKind::sigmoid:
-    case UnaryKind::tanh:
-      return true;
-    default:
-      return false;
-    }
-  }
+  if (auto u = dyn_cast<mk::UnaryOp>(op))
+    return !unaryFacts(u.getKind()).inLax();
   if (auto b = dyn_cast<mk::BinaryOp>(op))
-    return b.getKind() == BinaryKind::pow;
+    return !binaryFacts(b.getKind()).inLax();
   if (auto r = dyn_cast<mk::ReduceOp>(op))
-    return r.getKind() == ReduceKind::max;
+    return !reduceFacts(r.getKind()).inLax();
   return false;
 }
 
