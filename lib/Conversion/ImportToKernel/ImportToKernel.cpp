@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -52,6 +53,9 @@ std::string reason(Operation *op) {
   Analysis a = analyzeOp(op);
   if (!a.recipe)
     return a.why;
+  if (a.recipe->layoutOnly)
+    return "layout change with no imported op on both sides (a graph's "
+           "operand or result, not a cut)";
   return "its group could not form a kernel graph";
 }
 
@@ -102,6 +106,8 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     }
     if (remarks) {
       f->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (op->hasAttr(kImportViewAttr))
+          return WalkResult::skip(); // made by the importer, not left behind
         if (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op)) {
           op->emitRemark("not imported: ") << reason(op);
           return WalkResult::skip();
@@ -115,6 +121,7 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
         return WalkResult::advance();
       });
     }
+    f->walk([](Operation *op) { op->removeAttr(kImportViewAttr); });
   }
 };
 
