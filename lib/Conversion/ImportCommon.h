@@ -160,6 +160,9 @@ Analysis analyzeOp(mlir::Operation *op);
 /// Marks the transposes the importer creates outside graphs (views of graph
 /// operands) until the pass has emitted its remarks; removed after.
 inline constexpr llvm::StringLiteral kImportViewAttr = "mirage.import_view";
+/// Why an op whose recipe failed in its group was disabled (a string), for
+/// its remark; removed after the remarks like kImportViewAttr.
+inline constexpr llvm::StringLiteral kImportWhyAttr = "mirage.import_why";
 
 /// Whether `a` and `b` have the same element type and the same non-unit dims
 /// in the same order (so the same data in row-major order).

@@ -91,3 +91,16 @@ func.func @linalg_layout(%a: tensor<8xf32>, %x: tensor<2x8x64xf32>, %w: tensor<6
   } -> tensor<2x8x32xf32>
   return %b, %m : tensor<4x8xf32>, tensor<2x8x32xf32>
 }
+
+// -----
+
+// A transpose that would move a matmul's row dim into the batch dims has no
+// kernel form (issue 22): it stays between the graphs, saying why.
+func.func @transpose_into_batch(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>) -> tensor<4x2x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = tosa.matmul %a, %b, %zp, %zp : (tensor<2x4x8xf32>, tensor<2x8x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x4x4xf32>
+  // expected-remark @+1 {{not imported: its group could not form a kernel graph: its layout change has no kernel form}}
+  %t = tosa.transpose %m {perms = array<i32: 1, 0, 2>} : (tensor<2x4x4xf32>) -> tensor<4x2x4xf32>
+  %e = tosa.exp %t : (tensor<4x2x4xf32>) -> tensor<4x2x4xf32>
+  return %e : tensor<4x2x4xf32>
+}

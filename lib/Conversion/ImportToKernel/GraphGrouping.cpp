@@ -6,7 +6,10 @@
 // group, else a new group). Each group then becomes one `mirage_kernel.graph`
 // placed after its last member. A group that fails (misfit shape, graph that
 // does not verify, side-effecting op in the way) disables its culprit and the
-// block is analysed again; nothing is half-rewritten.
+// block is analysed again; nothing is half-rewritten. Layout changes
+// (unit-dim reshapes, transposes) join a group only after a member; the
+// body is built through a LayoutBuilder (Layout.cpp), which pushes the
+// layouts recipes ask for up to views of the graph's operands.
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
@@ -490,7 +493,7 @@ struct BlockImporter {
 
 /// Erases ops that are trivially dead and either imported or feeding only
 /// what was erased (constants, fills, empties, imported ops). A graph built
-/// earlier can become dead too (its only user was a stay-op, e.g. a transpose,
+/// earlier can become dead too (its only user was a stay-op, e.g. a clamp,
 /// feeding a dead imported op); it is then dropped from `created` as well.
 void eraseDead(Block &block, SmallVectorImpl<mk::GraphOp> &created,
                llvm::SmallPtrSetImpl<Operation *> &importedUsers) {
@@ -549,11 +552,16 @@ void mirage::import::importBlock(
       if (failed(bi.realize(ms, allMembers, recipeOf, culprit, why))) {
         // Disable the culprit (or the whole group) and start over; the
         // graphs built so far stay (their members are now dead).
+        auto disable = [&](Operation *op) {
+          disabled[op] = why;
+          op->setAttr(kImportWhyAttr,
+                      StringAttr::get(op->getContext(), why));
+        };
         if (culprit)
-          disabled[culprit] = why;
+          disable(culprit);
         else
           for (Operation *m : ms)
-            disabled[m] = why;
+            disable(m);
         retry = true;
         break;
       }
