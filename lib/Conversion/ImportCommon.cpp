@@ -197,7 +197,22 @@ Value emitScalarBinary(OpBuilder &b, Location loc, BinaryKind k, Value x,
 
 /// An element-wise binary op, folding a splat scalar operand into
 /// add_scalar/mul_scalar where the other operand already has the result type.
+static Analysis elementwise(Analysis a, Type resultType) {
+  if (a.recipe)
+    if (auto rt = dyn_cast<RankedTensorType>(resultType))
+      a.recipe->loopShape = llvm::SmallVector<int64_t, 4>(rt.getShape().begin(), rt.getShape().end());
+  return a;
+}
+
+static Analysis binaryRecipeIn(BinaryKind k, Value a, Value b,
+                               Type resultType);
+
 Analysis binaryRecipe(BinaryKind k, Value a, Value b, Type resultType) {
+  return elementwise(binaryRecipeIn(k, a, b, resultType), resultType);
+}
+
+static Analysis binaryRecipeIn(BinaryKind k, Value a, Value b,
+                               Type resultType) {
   std::optional<double> ca = splatValue(a), cb = splatValue(b);
   bool scalarKind = k == BinaryKind::add || k == BinaryKind::mul ||
                     k == BinaryKind::sub;
@@ -232,10 +247,39 @@ Analysis unaryRecipe(UnaryKind k, Value x, Type resultType,
                      std::optional<double> scalar) {
   if (x.getType() != resultType)
     return Analysis::no("operand and result types differ");
-  return Analysis::yes({x}, [k, scalar](OpBuilder &bd, Location l,
-                                        ArrayRef<Value> in) {
-    return emitUnary(bd, l, k, in[0], scalar);
-  });
+  return elementwise(Analysis::yes({x}, [k, scalar](OpBuilder &bd, Location l,
+                                                    ArrayRef<Value> in) {
+                       return emitUnary(bd, l, k, in[0], scalar);
+                     }),
+                     resultType);
+}
+
+Analysis unitReshapeRecipe(Value src, Type result) {
+  if (std::string w = whyNotImportable(src.getType()); !w.empty())
+    return Analysis::no("operand: " + w);
+  if (!sameNonUnitDims(cast<RankedTensorType>(src.getType()),
+                       dyn_cast<RankedTensorType>(result)))
+    return Analysis::no("reshape that merges or splits non-unit dims (the "
+                        "kernel dialect has no reshape)");
+  Analysis a = Analysis::yes(
+      {src}, [](OpBuilder &, Location, ArrayRef<Value> in) { return in[0]; });
+  a.recipe->layoutOnly = true;
+  a.recipe->anyForm = true;
+  return a;
+}
+
+Analysis transposeRecipe(Value src, ArrayRef<int64_t> perm, Type result) {
+  if (std::string w = whyNotImportable(src.getType()); !w.empty())
+    return Analysis::no("operand: " + w);
+  auto st = cast<RankedTensorType>(src.getType());
+  if ((int64_t)perm.size() != st.getRank() ||
+      applyDimMap(st, perm) != result)
+    return Analysis::no("transpose whose permutation does not give its result");
+  Analysis a = Analysis::yes(
+      {src}, [](OpBuilder &, Location, ArrayRef<Value> in) { return in[0]; });
+  a.recipe->layouts.push_back(DimMap(perm.begin(), perm.end()));
+  a.recipe->layoutOnly = true;
+  return a;
 }
 
 } // namespace mirage::import

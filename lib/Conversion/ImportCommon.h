@@ -20,8 +20,11 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir {
 namespace linalg {
@@ -81,9 +84,33 @@ mlir::Value emitScalarBinary(mlir::OpBuilder &b, mlir::Location loc,
 using BuildFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                           llvm::ArrayRef<mlir::Value> inputs)>;
 
+/// A layout relative to a source tensor: dim j of the layout is source dim
+/// `m[j]`, or a new unit dim where `m[j]` is -1. A source dim the map omits
+/// must have size 1. Expresses unit-dim reshapes, transposes and the
+/// broadcast/projection of a linalg input map (docs/Rationale/Import.md,
+/// "Layouts and indexing maps").
+using DimMap = llvm::SmallVector<int64_t, 4>;
+
 struct Recipe {
   llvm::SmallVector<mlir::Value, 4> inputs;
   BuildFn build;
+  /// Per input (empty: none): the layout the builder wants input i in,
+  /// relative to its program type; nullopt: exactly its program type.
+  llvm::SmallVector<std::optional<DimMap>, 4> layouts;
+  /// Relative to what the builder returns, the layout of the op's result
+  /// (nullopt: the builder returns a kernel form of the result).
+  std::optional<DimMap> resultLayout;
+  /// The op only changes the layout (a reshape or transpose): it joins a
+  /// group only between members, and alone it forms no graph.
+  bool layoutOnly = false;
+  /// The builder takes its inputs in whatever kernel form they have (a
+  /// unit-dim reshape: any form of the input is a form of the result).
+  bool anyForm = false;
+  /// Element-wise builders (unary, binary, scalar ops only): they compute
+  /// over this index space, relative to which `layouts` and `resultLayout`
+  /// are given (nullopt layouts: the identity), and work in any kernel form
+  /// of it; the graph builder picks the form of an input already there.
+  std::optional<llvm::SmallVector<int64_t, 4>> loopShape;
 };
 
 /// A recipe or the reason there is none.
@@ -105,11 +132,17 @@ Analysis binaryRecipe(BinaryKind k, mlir::Value a, mlir::Value b,
 Analysis unaryRecipe(UnaryKind k, mlir::Value x, mlir::Type resultType,
                      std::optional<double> scalar = std::nullopt);
 
-/// linalg structured ops: named matmuls, element-wise and keep-dim reductions
+/// linalg structured ops, generic or named, through one analysis of their
+/// indexing maps: contractions, element-wise ops with transposed, broadcast
+/// or projected inputs, one-dim reductions, copies and transposes
 /// (LinalgToKernel/LinalgToKernel.cpp).
 Analysis analyzeLinalgOp(mlir::linalg::LinalgOp op);
-/// tensor.expand_shape of a linalg.reduce restoring the reduced unit dim.
-Analysis analyzeExpandOfReduce(mlir::tensor::ExpandShapeOp ex);
+/// A reshape (tosa.reshape, tensor.expand_shape/collapse_shape) from `src`
+/// to `result`: importable when it only adds or drops unit dims.
+Analysis unitReshapeRecipe(mlir::Value src, mlir::Type result);
+/// A transpose of `src` with result dim j = source dim perm[j].
+Analysis transposeRecipe(mlir::Value src, llvm::ArrayRef<int64_t> perm,
+                         mlir::Type result);
 /// Any op of the TOSA dialect (TosaToKernel/TosaToKernel.cpp).
 Analysis analyzeTosaOp(mlir::Operation *op);
 /// arith/math element-wise ops applied to whole tensors
@@ -119,6 +152,71 @@ Analysis analyzeArithMathOp(mlir::Operation *op);
 /// The recipe of any op, dispatching on its dialect
 /// (ImportToKernel/OpRecipes.cpp).
 Analysis analyzeOp(mlir::Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Layouts (ImportToKernel/Layout.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Marks the transposes the importer creates outside graphs (views of graph
+/// operands) until the pass has emitted its remarks; removed after.
+inline constexpr llvm::StringLiteral kImportViewAttr = "mirage.import_view";
+/// Why an op whose recipe failed in its group was disabled (a string), for
+/// its remark; removed after the remarks like kImportViewAttr.
+inline constexpr llvm::StringLiteral kImportWhyAttr = "mirage.import_why";
+
+/// Whether `a` and `b` have the same element type and the same non-unit dims
+/// in the same order (so the same data in row-major order).
+bool sameNonUnitDims(mlir::RankedTensorType a, mlir::RankedTensorType b);
+
+/// `m` applied to `t`, or null when `m` is not a layout of `t` (a dim out of
+/// range or repeated, a non-unit dim omitted).
+mlir::RankedTensorType applyDimMap(mlir::RankedTensorType t,
+                                   llvm::ArrayRef<int64_t> m);
+
+/// The layout of `to` relative to `from` when both have the same non-unit
+/// dims in order: non-unit dims matched in order, unit dims of `to` new.
+DimMap alignNonUnitDims(llvm::ArrayRef<int64_t> to,
+                        llvm::ArrayRef<int64_t> from);
+
+/// Whether `m` is a layout of `t` that only adds or drops unit dims.
+bool onlyUnitDims(llvm::ArrayRef<int64_t> m, mlir::RankedTensorType t);
+
+/// `v` reshaped to `t` (same non-unit dims in order) with
+/// tensor.collapse_shape and/or tensor.expand_shape; `v` itself when equal.
+mlir::Value unitReshape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        mlir::RankedTensorType t);
+
+/// Pushes layout changes up the kernel ops of one graph body under
+/// construction. Graph arguments it reaches become views outside the graph
+/// (created with `outer`, which must insert before the graph), passed as new
+/// operands (appended to `operands`, one per body argument).
+class LayoutBuilder {
+public:
+  LayoutBuilder(mlir::OpBuilder &outer, mlir::Block *body,
+                llvm::SmallVectorImpl<mlir::Value> &operands)
+      : outer(outer), body(body), operands(operands) {}
+
+  /// `m` applied to the kernel value `v` (built at the end of the body), or
+  /// null when the kernel ops cannot express it.
+  mlir::Value retarget(mlir::Value v, llvm::ArrayRef<int64_t> m);
+
+  /// The kernel value `v` (a kernel form of a program value of type
+  /// `programType`) in the layout `want` relative to `programType` (nullopt:
+  /// exactly `programType`); null when not expressible.
+  mlir::Value convert(mlir::Value v, mlir::RankedTensorType programType,
+                      const std::optional<DimMap> &want);
+
+  /// The ops created outside the graph, in order.
+  llvm::SmallVector<mlir::Operation *> views;
+
+private:
+  mlir::Value compute(mlir::Value v, mlir::RankedTensorType t, DimMap m,
+                      mlir::RankedTensorType target);
+  mlir::OpBuilder &outer;
+  mlir::Block *body;
+  llvm::SmallVectorImpl<mlir::Value> &operands;
+  std::map<std::pair<void *, std::vector<int64_t>>, mlir::Value> memo;
+};
 
 //===----------------------------------------------------------------------===//
 // Grouping and graph construction (ImportToKernel/GraphGrouping.cpp)

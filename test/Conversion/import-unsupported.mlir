@@ -57,11 +57,11 @@ func.func @rank5(%a: tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32> {
 
 // -----
 
-// Reshapes, clamps other than relu, transposed linalg inputs, and
-// reductions that drop the reduced dim stay.
+// Reshapes that merge or split non-unit dims and clamps other than relu
+// stay.
 func.func @layout(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
   %s = tosa.const_shape {values = dense<[8, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
-  // expected-remark @+1 {{not imported: reshape (the kernel dialect has no reshape; it stays between graphs)}}
+  // expected-remark @+1 {{not imported: reshape that merges or splits non-unit dims (the kernel dialect has no reshape)}}
   %r = tosa.reshape %a, %s {} : (tensor<4x8xf32>, !tosa.shape<2>) -> tensor<8x4xf32>
   // expected-remark @+1 {{not imported: clamp other than relu}}
   %c = tosa.clamp %r {min_val = -1.0 : f32, max_val = 1.0 : f32} : (tensor<8x4xf32>) -> tensor<8x4xf32>
@@ -70,25 +70,37 @@ func.func @layout(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
 
 // -----
 
-#t = affine_map<(d0, d1) -> (d1, d0)>
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#red = affine_map<(d0, d1) -> (d0)>
-func.func @linalg_layout(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> tensor<4xf32> {
+// A materialised broadcast has no kernel op; a contraction with two row
+// loops of size > 1 would need them merged (a reshape).
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @linalg_layout(%a: tensor<8xf32>, %x: tensor<2x8x64xf32>, %w: tensor<64x32xf32>) -> (tensor<4x8xf32>, tensor<2x8x32xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>
-  // expected-remark @+1 {{not imported: operand indexing map is a transpose, projection or rank-changing broadcast}}
-  %t = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %y = math.exp %x : f32
-    linalg.yield %y : f32
-  } -> tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: the result is broadcast along d0, which no input reads (the kernel dialect has no broadcast op)}}
+  %b = linalg.broadcast ins(%a : tensor<8xf32>) outs(%e : tensor<4x8xf32>) dimensions = [0]
   %z = arith.constant 0.0 : f32
-  %e1 = tensor.empty() : tensor<4xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
-  // expected-remark @+1 {{not imported: reduction output drops the reduced dim}}
-  %r = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
-  ^bb0(%x: f32, %acc: f32):
-    %s = arith.addf %x, %acc : f32
-    linalg.yield %s : f32
-  } -> tensor<4xf32>
-  return %r : tensor<4xf32>
+  %e2 = tensor.empty() : tensor<2x8x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  // expected-remark @+1 {{not imported: contraction with more than one row, column or contracted loop (the kernel matmul would need them merged: a reshape)}}
+  %m = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<2x8x64xf32>, tensor<64x32xf32>) outs(%f : tensor<2x8x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.mulf %in, %in_0 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x8x32xf32>
+  return %b, %m : tensor<4x8xf32>, tensor<2x8x32xf32>
+}
+
+// -----
+
+// A transpose that would move a matmul's row dim into the batch dims has no
+// kernel form (issue 22): it stays between the graphs, saying why.
+func.func @transpose_into_batch(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>) -> tensor<4x2x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = tosa.matmul %a, %b, %zp, %zp : (tensor<2x4x8xf32>, tensor<2x8x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x4x4xf32>
+  // expected-remark @+1 {{not imported: its group could not form a kernel graph: its layout change has no kernel form}}
+  %t = tosa.transpose %m {perms = array<i32: 1, 0, 2>} : (tensor<2x4x4xf32>) -> tensor<4x2x4xf32>
+  %e = tosa.exp %t : (tensor<4x2x4xf32>) -> tensor<4x2x4xf32>
+  return %e : tensor<4x2x4xf32>
 }

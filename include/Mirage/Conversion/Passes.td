@@ -51,7 +51,9 @@ def MirageImport : Pass<"mirage-import", "::mlir::func::FuncOp"> {
     }
     ```
   }];
-  let dependentDialects = ["::mirage::kernel::KernelDialect"];
+  let dependentDialects = ["::mirage::kernel::KernelDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"strictLax", "strict-lax", "bool", "false",
            "also split graphs around non-LAX ops (silu, gelu, relu, sigmoid, "

@@ -6,13 +6,18 @@
 // group, else a new group). Each group then becomes one `mirage_kernel.graph`
 // placed after its last member. A group that fails (misfit shape, graph that
 // does not verify, side-effecting op in the way) disables its culprit and the
-// block is analysed again; nothing is half-rewritten.
+// block is analysed again; nothing is half-rewritten. Layout changes
+// (unit-dim reshapes, transposes) join a group only after a member; the
+// body is built through a LayoutBuilder (Layout.cpp), which pushes the
+// layouts recipes ask for up to views of the graph's operands.
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -154,6 +159,11 @@ struct BlockImporter {
       for (int p : deps[i])
         if (member[p] >= 0)
           cands.insert(find(member[p]));
+      // A layout change joins a group only after a member (and below, only
+      // before one): at a boundary it is the graph's operand or result.
+      bool layout = recipes[i]->layoutOnly;
+      if (layout && cands.empty())
+        continue;
       llvm::SmallDenseSet<int> chosen;
       if (!cands.empty() && !createsCycle(cands, i)) {
         chosen = cands;
@@ -167,6 +177,8 @@ struct BlockImporter {
           }
         }
       }
+      if (layout && chosen.empty())
+        continue;
       member[i] = i;
       for (int c : chosen)
         parent[c] = i;
@@ -174,6 +186,76 @@ struct BlockImporter {
     for (int i = 0; i < (int)ops.size(); ++i)
       if (member[i] >= 0)
         member[i] = find(i);
+    // Transposes that no member of their group reads leave it: pushed up
+    // for nothing, they would only move to the graph's operands (removing a
+    // sink keeps a group convex). A unit-dim reshape costs nothing inside
+    // and saves a view of the result, so it stays.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int i = 0; i < (int)ops.size(); ++i) {
+        if (member[i] < 0 || !recipes[i]->layoutOnly || recipes[i]->anyForm)
+          continue;
+        bool read = false;
+        for (Operation *u : ops[i]->getResult(0).getUsers())
+          if (Operation *a = block.findAncestorOpInBlock(*u))
+            if (auto it = index.find(a);
+                it != index.end() && member[it->second] == member[i] &&
+                llvm::is_contained(recipes[it->second]->inputs,
+                                   ops[i]->getResult(0)))
+              read = true;
+        if (!read) {
+          member[i] = -1;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /// An element-wise recipe computes in the kernel form of its first input
+  /// that already spans the whole index space (so a value kept with the
+  /// reduced unit dim of a reduction, or without a reshape's unit dim, is
+  /// not reshaped back): `wants` and `resultLayout`, given relative to the
+  /// recipe's index space, are re-expressed relative to that form.
+  void workInInputForm(const Recipe &rc,
+                       SmallVectorImpl<std::optional<DimMap>> &wants,
+                       std::optional<DimMap> &resultLayout,
+                       const DenseMap<Value, Value> &map) const {
+    ArrayRef<int64_t> space = *rc.loopShape;
+    RankedTensorType form;
+    for (auto [i, v] : llvm::enumerate(rc.inputs)) {
+      auto pt = dyn_cast<RankedTensorType>(v.getType());
+      Value k = map.lookup(current(v));
+      if (!wants[i] && pt && pt.getShape() == space && k) {
+        form = dyn_cast<RankedTensorType>(k.getType());
+        break;
+      }
+    }
+    if (!form || form.getShape() == space)
+      return;
+    DimMap fromForm = alignNonUnitDims(form.getShape(), space);
+    DimMap toForm = alignNonUnitDims(space, form.getShape());
+    SmallVector<std::optional<DimMap>> inForm(wants.begin(), wants.end());
+    for (auto [i, v] : llvm::enumerate(rc.inputs)) {
+      auto pt = dyn_cast<RankedTensorType>(v.getType());
+      if (!pt)
+        continue;
+      DimMap rel = wants[i] ? *wants[i]
+                            : DimMap(llvm::to_vector(
+                                  llvm::seq<int64_t>(0, pt.getRank())));
+      if (rel.size() != space.size())
+        return; // not relative to the index space: leave all as given
+      DimMap w;
+      for (int64_t d : fromForm)
+        w.push_back(d < 0 ? -1 : rel[d]);
+      inForm[i] = w;
+    }
+    llvm::copy(inForm, wants.begin());
+    DimMap res = resultLayout ? *resultLayout
+                              : DimMap(llvm::to_vector(
+                                    llvm::seq<int64_t>(0, space.size())));
+    for (int64_t &d : res)
+      d = d < 0 ? -1 : toForm[d];
+    resultLayout = res;
   }
 
   /// Builds the graph for one group; returns failure with the op to disable.
@@ -223,6 +305,10 @@ struct BlockImporter {
       }
     if (outs.empty())
       return success(); // nothing observable; members die with their users
+    if (llvm::all_of(members, [&](Operation *m) {
+          return recipeOf.lookup(m)->layoutOnly;
+        }))
+      return success(); // layout changes only: nothing to compute
     // Placement: after the last member; ops in between that use the group
     // move after the graph and must be free of side effects.
     Operation *last = members.front();
@@ -253,7 +339,9 @@ struct BlockImporter {
         toMove.push_back(o);
       }
     }
-    // Build the graph.
+    // Build the graph. Its operands grow when a layout change reaches one
+    // (a view outside, LayoutBuilder); its result types are the kernel forms
+    // the members produced, with views after the graph where they differ.
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
     Location loc = members.size() == 1
@@ -267,35 +355,98 @@ struct BlockImporter {
                                  StringAttr(), StringAttr());
     Block *body = new Block();
     g.getBody().push_back(body);
-    IRMapping map;
+    SmallVector<Value> operands(ins.begin(), ins.end());
+    DenseMap<Value, Value> map;
     for (Value v : ins)
-      map.map(v, body->addArgument(v.getType(), v.getLoc()));
+      map[v] = body->addArgument(v.getType(), v.getLoc());
+    OpBuilder outer(g);
+    LayoutBuilder layouts(outer, body, operands);
+    auto giveUp = [&](Operation *c, const char *w) {
+      g->erase();
+      for (Operation *o : llvm::reverse(layouts.views))
+        o->erase();
+      culprit = c;
+      why = w;
+      return failure();
+    };
     OpBuilder ib = OpBuilder::atBlockEnd(body);
     for (Operation *m : members) {
+      const Recipe &rc = *recipeOf.lookup(m);
+      SmallVector<std::optional<DimMap>> wants(rc.inputs.size());
+      for (auto [i, w] : llvm::enumerate(rc.layouts))
+        if (i < wants.size())
+          wants[i] = w;
+      std::optional<DimMap> resultLayout = rc.resultLayout;
+      if (rc.loopShape)
+        workInInputForm(rc, wants, resultLayout, map);
       SmallVector<Value> in;
-      for (Value v : recipeOf.lookup(m)->inputs)
-        in.push_back(map.lookup(current(v)));
-      Value r = recipeOf.lookup(m)->build(ib, m->getLoc(), in);
-      if (!r || r.getType() != m->getResult(0).getType()) {
-        g->erase();
-        culprit = m;
-        why = "operand shapes have no kernel form";
-        return failure();
+      for (auto [i, v] : llvm::enumerate(rc.inputs)) {
+        Value k = map.lookup(current(v));
+        auto pt = dyn_cast<RankedTensorType>(v.getType());
+        if (k && !rc.anyForm && pt)
+          k = layouts.convert(k, pt, wants[i]);
+        if (!k)
+          return giveUp(m, "its layout change has no kernel form");
+        in.push_back(k);
       }
-      map.map(m->getResult(0), r);
+      ib.setInsertionPointToEnd(body);
+      Value r = rc.build(ib, m->getLoc(), in);
+      // A layout that only adds or drops unit dims is a kernel form as is.
+      if (r && resultLayout &&
+          !onlyUnitDims(*resultLayout, cast<RankedTensorType>(r.getType())))
+        r = layouts.retarget(r, *resultLayout);
+      auto rt = cast<RankedTensorType>(m->getResult(0).getType());
+      auto kt = r ? dyn_cast<RankedTensorType>(r.getType()) : nullptr;
+      if (!kt || !sameNonUnitDims(kt, rt))
+        return giveUp(m, "operand shapes have no kernel form");
+      map[m->getResult(0)] = r;
     }
     SmallVector<Value> ys;
     for (Value v : outs)
       ys.push_back(map.lookup(v));
+    ib.setInsertionPointToEnd(body);
     mk::YieldOp::create(ib, loc, ys);
+    // Layout changes pushed up the same cone twice rebuild the same ops.
+    {
+      IRRewriter rw(g->getContext());
+      DominanceInfo dom;
+      mlir::eliminateCommonSubExpressions(rw, dom, g);
+      ys.assign(body->getTerminator()->operand_begin(),
+                body->getTerminator()->operand_end());
+    }
+    // What layout changes left unused: kernel ops, arguments, views.
+    for (Operation &o : llvm::make_early_inc_range(llvm::reverse(*body)))
+      if (!o.hasTrait<OpTrait::IsTerminator>() && o.use_empty())
+        o.erase();
+    for (int i = (int)body->getNumArguments() - 1; i >= 0; --i)
+      if (body->getArgument(i).use_empty()) {
+        body->eraseArgument(i);
+        operands.erase(operands.begin() + i);
+      }
+    g->setOperands(operands);
+    for (Operation *o : llvm::reverse(layouts.views))
+      if (o->use_empty()) {
+        llvm::erase(layouts.views, o);
+        o->erase();
+      }
+    for (auto [r, y] : llvm::zip(g.getResults(), ys))
+      r.setType(y.getType());
     // Copies only (identity generics): the group computes nothing, and a
     // graph of no kernel would only fail downstream (issue 22). Its values
-    // are forwarded instead; the copies die with their last user.
+    // are forwarded instead; the copies die with their last user. Where
+    // that would need a view, the group stays as it is.
     if (llvm::hasSingleElement(body->getOperations())) {
+      bool plain = layouts.views.empty();
       SmallVector<Value> forwarded;
-      for (Value y : ys)
-        forwarded.push_back(ins[cast<BlockArgument>(y).getArgNumber()]);
+      for (auto [cv, y] : llvm::zip(outs, ys)) {
+        forwarded.push_back(operands[cast<BlockArgument>(y).getArgNumber()]);
+        plain &= forwarded.back().getType() == cv.getType();
+      }
       g->erase();
+      for (Operation *o : llvm::reverse(layouts.views))
+        o->erase();
+      if (!plain)
+        return success();
       for (auto [cv, f] : llvm::zip(outs, forwarded)) {
         Value(cv).replaceUsesWithIf(f, [&](OpOperand &use) {
           Operation *anc = block.findAncestorOpInBlock(*use.getOwner());
@@ -308,20 +459,27 @@ struct BlockImporter {
     {
       ScopedDiagnosticHandler silence(g->getContext(),
                                       [](Diagnostic &) { return success(); });
-      if (failed(mlir::verify(g))) {
-        g->erase();
-        culprit = nullptr;
-        why = "the kernel graph would not verify";
-        return failure();
-      }
+      if (failed(mlir::verify(g)))
+        return giveUp(nullptr, "the kernel graph would not verify");
     }
-    // Commit.
-    Operation *after = g;
+    // Commit: views of results whose kernel form is not the program type,
+    // then the ops that read the group, then the uses.
+    OpBuilder after(g->getContext());
+    after.setInsertionPointAfter(g);
+    SmallVector<Value> finals;
+    for (auto [cv, r] : llvm::zip(outs, g.getResults()))
+      finals.push_back(
+          unitReshape(after, loc, r, cast<RankedTensorType>(cv.getType())));
+    Operation *afterOp = g;
+    if (after.getInsertionPoint() != g->getBlock()->end())
+      afterOp = after.getInsertionPoint()->getPrevNode();
+    else
+      afterOp = &g->getBlock()->back();
     for (Operation *o : toMove) {
-      o->moveAfter(after);
-      after = o;
+      o->moveAfter(afterOp);
+      afterOp = o;
     }
-    for (auto [cv, r] : llvm::zip(outs, g.getResults())) {
+    for (auto [cv, r] : llvm::zip(outs, finals)) {
       Value(cv).replaceUsesWithIf(r, [&](OpOperand &use) {
         Operation *anc = block.findAncestorOpInBlock(*use.getOwner());
         return !(anc && inG.contains(anc));
@@ -335,7 +493,7 @@ struct BlockImporter {
 
 /// Erases ops that are trivially dead and either imported or feeding only
 /// what was erased (constants, fills, empties, imported ops). A graph built
-/// earlier can become dead too (its only user was a stay-op, e.g. a transpose,
+/// earlier can become dead too (its only user was a stay-op, e.g. a clamp,
 /// feeding a dead imported op); it is then dropped from `created` as well.
 void eraseDead(Block &block, SmallVectorImpl<mk::GraphOp> &created,
                llvm::SmallPtrSetImpl<Operation *> &importedUsers) {
@@ -394,11 +552,16 @@ void mirage::import::importBlock(
       if (failed(bi.realize(ms, allMembers, recipeOf, culprit, why))) {
         // Disable the culprit (or the whole group) and start over; the
         // graphs built so far stay (their members are now dead).
+        auto disable = [&](Operation *op) {
+          disabled[op] = why;
+          op->setAttr(kImportWhyAttr,
+                      StringAttr::get(op->getContext(), why));
+        };
         if (culprit)
-          disabled[culprit] = why;
+          disable(culprit);
         else
           for (Operation *m : ms)
-            disabled[m] = why;
+            disable(m);
         retry = true;
         break;
       }

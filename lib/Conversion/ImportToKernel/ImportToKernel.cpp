@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -48,11 +49,24 @@ LogicalResult verifySilently(Operation *op, std::string &firstError) {
 }
 
 /// Why `op` was left behind.
-std::string reason(Operation *op) {
+std::string reasonIn(Operation *op) {
   Analysis a = analyzeOp(op);
   if (!a.recipe)
     return a.why;
+  if (auto why = op->getAttrOfType<StringAttr>(kImportWhyAttr))
+    return "its group could not form a kernel graph: " + why.str();
+  if (a.recipe->layoutOnly)
+    return "layout change with no imported op on both sides (a graph's "
+           "operand or result, not a cut)";
   return "its group could not form a kernel graph";
+}
+
+/// Why `op` was left behind (and the op without the importer's marks, so
+/// that the remark's note shows the op as the program has it).
+std::string reason(Operation *op) {
+  std::string why = reasonIn(op);
+  op->removeAttr(kImportWhyAttr);
+  return why;
 }
 
 struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
@@ -102,19 +116,28 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     }
     if (remarks) {
       f->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (op->hasAttr(kImportViewAttr))
+          return WalkResult::skip(); // made by the importer, not left behind
         if (isa<linalg::LinalgOp>(op) && !isa<linalg::FillOp>(op)) {
-          op->emitRemark("not imported: ") << reason(op);
+          std::string why = reason(op); // before the note prints the op
+          op->emitRemark("not imported: ") << why;
           return WalkResult::skip();
         }
         if (isa<mk::GraphOp, mk::CustomOp>(op))
           return WalkResult::skip();
         if (op->getDialect() && op->getDialect()->getNamespace() == "tosa" &&
             !isa<tosa::ConstOp, tosa::YieldOp, tosa::ConstShapeOp>(op) &&
-            op->getNumResults() > 0)
-          op->emitRemark("not imported: ") << reason(op);
+            op->getNumResults() > 0) {
+          std::string why = reason(op); // before the note prints the op
+          op->emitRemark("not imported: ") << why;
+        }
         return WalkResult::advance();
       });
     }
+    f->walk([](Operation *op) {
+      op->removeAttr(kImportViewAttr);
+      op->removeAttr(kImportWhyAttr);
+    });
   }
 };
 

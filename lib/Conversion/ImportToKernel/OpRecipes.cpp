@@ -1,7 +1,8 @@
 //===- OpRecipes.cpp - Which recipe applies to an op ----------------------===//
 //
 // The single entry point `analyzeOp`: generic checks on the result, then
-// dispatch to the TOSA, linalg, tensor.expand_shape and arith/math recipes.
+// dispatch to the TOSA, linalg, unit-dim tensor reshape and arith/math
+// recipes.
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
@@ -49,7 +50,9 @@ Analysis analyzeOp(Operation *op) {
   if (auto l = dyn_cast<linalg::LinalgOp>(op))
     return analyzeLinalgOp(l);
   if (auto ex = dyn_cast<tensor::ExpandShapeOp>(op))
-    return analyzeExpandOfReduce(ex);
+    return unitReshapeRecipe(ex.getSrc(), ex.getResultType());
+  if (auto co = dyn_cast<tensor::CollapseShapeOp>(op))
+    return unitReshapeRecipe(co.getSrc(), co.getResultType());
   return analyzeArithMathOp(op);
 }
 

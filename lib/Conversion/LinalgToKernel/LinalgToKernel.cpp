@@ -147,30 +147,6 @@ Sym compileScalar(OpBuilder &b, Location loc, Value v,
   return r;
 }
 
-/// For an input of a linalg op whose map should keep the loop dims in place:
-/// true if result j is d_j, or the constant 0 on a unit dim of the input.
-bool isInPlaceMap(AffineMap m, ArrayRef<int64_t> shape, unsigned numLoops,
-                  std::optional<unsigned> reducedDim = std::nullopt) {
-  if (m.getNumDims() != numLoops || m.getNumResults() != numLoops ||
-      shape.size() != numLoops)
-    return false;
-  for (unsigned j = 0; j < numLoops; ++j) {
-    AffineExpr e = m.getResult(j);
-    if (auto d = dyn_cast<AffineDimExpr>(e)) {
-      if (d.getPosition() != j)
-        return false;
-      if (reducedDim && j == *reducedDim)
-        return false;
-    } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-      if (c.getValue() != 0 || shape[j] != 1)
-        return false;
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
 /// A fill of `tensor.empty` (or any fill) with a constant; returns it.
 std::optional<double> fillValue(Value init) {
   if (auto f = init.getDefiningOp<linalg::FillOp>())
@@ -211,8 +187,201 @@ bool neutralInit(ReduceKind k, Value init) {
   return k == ReduceKind::sum ? *v == 0.0 : (*v <= -1e30 || std::isinf(*v));
 }
 
-/// linalg structured ops other than matmuls: element-wise (all parallel) or
-/// one reduction with a keep-dim output map.
+
+//----- indexing maps ---------------------------------------------------------
+
+/// For each dim of an operand, the loop its indexing map reads there, or -1
+/// for the constant 0 on a unit dim; nullopt (with `why`) for any other map.
+std::optional<SmallVector<int64_t>> operandLoops(AffineMap m,
+                                                 ArrayRef<int64_t> shape,
+                                                 ArrayRef<int64_t> ranges,
+                                                 std::string &why) {
+  if (m.getNumResults() != shape.size() || m.getNumDims() != ranges.size()) {
+    why = "indexing map does not fit the operand";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> loops;
+  for (auto [j, e] : llvm::enumerate(m.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      int64_t l = d.getPosition();
+      if (llvm::is_contained(loops, l)) {
+        why = "indexing map reads a loop twice (a diagonal)";
+        return std::nullopt;
+      }
+      if (shape[j] != ranges[l]) {
+        why = "operand dim differs from its loop range";
+        return std::nullopt;
+      }
+      loops.push_back(l);
+    } else if (auto c = dyn_cast<AffineConstantExpr>(e);
+               c && c.getValue() == 0 && shape[j] == 1) {
+      loops.push_back(-1);
+    } else {
+      why = "indexing map is not a projected permutation";
+      return std::nullopt;
+    }
+  }
+  return loops;
+}
+
+/// The layout (DimMap) of an operand whose dims read `opLoops` in which dim
+/// p reads loop `want[p]` (-1: a new unit dim).
+DimMap layoutFor(ArrayRef<int64_t> opLoops, ArrayRef<int64_t> want) {
+  DimMap m;
+  for (int64_t l : want) {
+    auto it = l < 0 ? opLoops.end() : llvm::find(opLoops, l);
+    m.push_back(it == opLoops.end() ? -1 : it - opLoops.begin());
+  }
+  return m;
+}
+
+std::optional<DimMap> unlessIdentity(DimMap m) {
+  for (auto [j, d] : llvm::enumerate(m))
+    if (d != (int64_t)j)
+      return m;
+  return std::nullopt;
+}
+
+std::string loopName(int64_t l) { return "d" + std::to_string(l); }
+
+/// Static loop ranges, or nullopt when one is dynamic.
+std::optional<SmallVector<int64_t>> staticRanges(linalg::LinalgOp op) {
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  for (int64_t x : r)
+    if (ShapedType::isDynamic(x))
+      return std::nullopt;
+  return r;
+}
+
+/// Whether the body is `yield out + a * b` over the two inputs (any order).
+bool isContractionBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      body->getNumArguments() != 3 || body->getOperations().size() != 3)
+    return false;
+  Value a = body->getArgument(0), b = body->getArgument(1),
+        out = body->getArgument(2);
+  auto y = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!y || y.getNumOperands() != 1)
+    return false;
+  auto add = y.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value prod = add.getLhs() == out   ? add.getRhs()
+               : add.getRhs() == out ? add.getLhs()
+                                     : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  return (mul.getLhs() == a && mul.getRhs() == b) ||
+         (mul.getLhs() == b && mul.getRhs() == a);
+}
+
+/// A contraction (`out + a·b` over loops classified by the maps) as a kernel
+/// matmul `[batch..., m, n]` of A `[batch..., m, k]` and B `[batch..., k, n]`.
+Analysis contractionRecipe(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
+    return Analysis::no("contraction on buffers");
+  auto ranges = staticRanges(op);
+  if (!ranges)
+    return Analysis::no("dynamic loop range");
+  OpOperand *ia = op.getDpsInputOperand(0), *ib = op.getDpsInputOperand(1);
+  OpOperand *ic = op.getDpsInitOperand(0);
+  Value a = ia->get(), b = ib->get(), c = ic->get();
+  for (Value v : {a, b, c})
+    if (std::string w = whyNotImportable(v.getType()); !w.empty())
+      return Analysis::no("operand: " + w);
+  Type e = cast<RankedTensorType>(c.getType()).getElementType();
+  if (cast<RankedTensorType>(a.getType()).getElementType() != e ||
+      cast<RankedTensorType>(b.getType()).getElementType() != e)
+    return Analysis::no("mixed element types (casting matmul)");
+  std::string why;
+  auto la = operandLoops(op.getMatchingIndexingMap(ia),
+                         cast<RankedTensorType>(a.getType()).getShape(),
+                         *ranges, why);
+  auto lb = operandLoops(op.getMatchingIndexingMap(ib),
+                         cast<RankedTensorType>(b.getType()).getShape(),
+                         *ranges, why);
+  auto lc = operandLoops(op.getMatchingIndexingMap(ic),
+                         cast<RankedTensorType>(c.getType()).getShape(),
+                         *ranges, why);
+  if (!la || !lb || !lc)
+    return Analysis::no("contraction " + why);
+  SmallVector<utils::IteratorType> its = op.getIteratorTypesArray();
+  SmallVector<int64_t> batch, ms, ns, ks;
+  for (int64_t l = 0; l < (int64_t)ranges->size(); ++l) {
+    if ((*ranges)[l] == 1)
+      continue; // a unit loop is a unit dim wherever it is read
+    bool inA = llvm::is_contained(*la, l), inB = llvm::is_contained(*lb, l),
+         inC = llvm::is_contained(*lc, l);
+    bool par = its[l] == utils::IteratorType::parallel;
+    if (inA && inB && inC && par)
+      batch.push_back(l);
+    else if (inA && !inB && inC && par)
+      ms.push_back(l);
+    else if (!inA && inB && inC && par)
+      ns.push_back(l);
+    else if (inA && inB && !inC && !par)
+      ks.push_back(l);
+    else
+      return Analysis::no("contraction loop " + loopName(l) +
+                          " is not a batch, row, column or contracted dim");
+  }
+  if (ms.size() > 1 || ns.size() > 1 || ks.size() > 1)
+    return Analysis::no("contraction with more than one row, column or "
+                        "contracted loop (the kernel matmul would need them "
+                        "merged: a reshape)");
+  if (batch.size() + 2 > 4)
+    return Analysis::no("contraction with more than 2 batch dims");
+  // Unit loops of the output are batch dims too while the rank allows, so
+  // the matmul comes out in the output's own form.
+  for (int64_t l : *lc)
+    if (l >= 0 && (*ranges)[l] == 1 &&
+        its[l] == utils::IteratorType::parallel && batch.size() + 2 < 4)
+      batch.push_back(l);
+  // Batch loops in the output's order.
+  llvm::sort(batch, [&](int64_t x, int64_t y) {
+    return llvm::find(*lc, x) < llvm::find(*lc, y);
+  });
+  int64_t m = ms.empty() ? -1 : ms[0], n = ns.empty() ? -1 : ns[0],
+          k = ks.empty() ? -1 : ks[0];
+  SmallVector<int64_t> kr(batch), wa(batch), wb(batch);
+  kr.append({m, n});
+  wa.append({m, k});
+  wb.append({k, n});
+  SmallVector<int64_t> resLoops;
+  DimMap resultLayout;
+  for (int64_t l : *lc) {
+    auto it = l < 0 ? kr.end() : llvm::find(kr, l);
+    resultLayout.push_back(it == kr.end() ? -1 : it - kr.begin());
+  }
+  std::optional<double> f = fillValue(c);
+  bool addInit = !(f && *f == 0.0);
+  SmallVector<Value, 4> inputs{a, b};
+  SmallVector<std::optional<DimMap>, 4> layouts{unlessIdentity(layoutFor(*la, wa)),
+                                                unlessIdentity(layoutFor(*lb, wb))};
+  if (addInit) {
+    inputs.push_back(c);
+    layouts.push_back(unlessIdentity(layoutFor(*lc, kr)));
+  }
+  Analysis an = Analysis::yes(
+      std::move(inputs),
+      [addInit](OpBuilder &bd, Location l, ArrayRef<Value> in) -> Value {
+        Value v = emitMatmul(bd, l, in[0], in[1]);
+        if (addInit)
+          v = emitBinary(bd, l, BinaryKind::add, in[2], v);
+        return v;
+      });
+  an.recipe->layouts = std::move(layouts);
+  an.recipe->resultLayout = unlessIdentity(resultLayout);
+  return an;
+}
+
+/// Every other linalg structured op: element-wise (all loops parallel) or one
+/// reduction loop, each input requested in loop layout through its map (so
+/// transposed, broadcast and projected inputs), the output map a permutation
+/// of the loops (reductions: of the parallel loops, the reduced dim kept as
+/// the constant 0 or dropped).
 Analysis linalgRecipe(linalg::LinalgOp op) {
   if (op->getNumResults() != 1 || op.getNumDpsInits() != 1)
     return Analysis::no("not a single-result linalg op on tensors");
@@ -223,6 +392,12 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
     return Analysis::no(w);
   Type elem = resTy.getElementType();
   unsigned numLoops = op.getNumLoops();
+  if (numLoops < 1 || numLoops > 4)
+    return Analysis::no(std::to_string(numLoops) +
+                        " loops (kernel tensors have rank 1 to 4)");
+  auto ranges = staticRanges(op);
+  if (!ranges)
+    return Analysis::no("dynamic loop range");
   SmallVector<utils::IteratorType> its = op.getIteratorTypesArray();
   SmallVector<unsigned> red;
   for (unsigned i = 0; i < its.size(); ++i)
@@ -235,11 +410,25 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
     return Analysis::no("no body");
   OpOperand *init = op.getDpsInitOperand(0);
   Value outArg = body->getArgument(init->getOperandNumber());
-  if (red.empty() && !op.getMatchingIndexingMap(init).isIdentity())
-    return Analysis::no("output indexing map is not the identity");
-  // Inputs: tensors with in-place maps, or scalar constants.
+  std::string why;
+  auto outLoops = operandLoops(op.getMatchingIndexingMap(init),
+                               resTy.getShape(), *ranges, why);
+  if (!outLoops)
+    return Analysis::no("output " + why);
+  for (int64_t l = 0; l < (int64_t)numLoops; ++l) {
+    bool inOut = llvm::is_contained(*outLoops, l);
+    bool reduced = llvm::is_contained(red, (unsigned)l);
+    if (inOut == reduced)
+      return Analysis::no(reduced ? "output reads the reduced loop"
+                                  : "output indexing map does not read every "
+                                    "parallel loop");
+  }
+  SmallVector<int64_t> loops = llvm::to_vector(llvm::seq<int64_t>(0, numLoops));
+  // Inputs: tensors requested in loop layout, or scalar constants.
   SmallVector<Value, 4> inputs;
+  SmallVector<std::optional<DimMap>, 4> layouts;
   llvm::SmallDenseSet<Value> allowed;
+  llvm::SmallDenseSet<int64_t> covered;
   SmallVector<std::pair<unsigned, std::optional<double>>> argInfo; // arg#, const
   for (OpOperand *in : op.getDpsInputOperands()) {
     Value v = in->get();
@@ -257,15 +446,23 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getElementType() != elem)
       return Analysis::no("operand element type differs from the result");
-    if (!isInPlaceMap(op.getMatchingIndexingMap(in), t.getShape(), numLoops))
-      return Analysis::no("operand indexing map is a transpose, projection or "
-                          "rank-changing broadcast");
+    auto ol = operandLoops(op.getMatchingIndexingMap(in), t.getShape(),
+                           *ranges, why);
+    if (!ol)
+      return Analysis::no("operand " + why);
     if (auto sv = splatValue(v)) {
       argInfo.push_back({in->getOperandNumber(), sv});
       continue;
     }
+    if (!red.empty() && (*ranges)[red[0]] != 1 &&
+        !llvm::is_contained(*ol, (int64_t)red[0]))
+      return Analysis::no("operand broadcast along the reduced dim");
+    for (int64_t l : *ol)
+      if (l >= 0)
+        covered.insert(l);
     argInfo.push_back({in->getOperandNumber(), std::nullopt});
     inputs.push_back(v);
+    layouts.push_back(unlessIdentity(layoutFor(*ol, loops)));
   }
   // Splat constants are folded into the body, so without a tensor operand
   // the result is a constant, which has no kernel form (constants enter
@@ -273,6 +470,11 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
   if (inputs.empty())
     return Analysis::no("every operand is a splat constant (the result is a "
                         "constant)");
+  for (int64_t l : loops)
+    if ((*ranges)[l] != 1 && !covered.contains(l))
+      return Analysis::no("the result is broadcast along " + loopName(l) +
+                          ", which no input reads (the kernel dialect has no "
+                          "broadcast op)");
   if (!red.empty()) {
     // The accumulator may only feed the combiner (checked below).
     if (!outArg.hasOneUse())
@@ -288,32 +490,17 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
   std::optional<ReduceKind> rk;
   Value pre = yieldOp.getOperand(0);
   bool addInit = false;
-  unsigned rdim = 0;
+  int64_t rdim = red.empty() ? -1 : red[0];
+  // The result, relative to the loop layout (the reduced loop a unit dim).
+  DimMap resultLayout;
+  for (int64_t l : *outLoops)
+    resultLayout.push_back(l >= 0 ? l : rdim);
   if (!red.empty()) {
-    rdim = red[0];
     auto rc = reductionCombiner(*body, outArg);
     if (!rc)
       return Analysis::no("reduction body is not sum/max of one expression");
     rk = rc->first;
     pre = rc->second;
-    {
-      // The output must keep the reduced dim as a unit dim.
-      AffineMap m = op.getMatchingIndexingMap(init);
-      bool ok = m.getNumResults() == numLoops && resTy.getRank() == numLoops;
-      for (unsigned j = 0; ok && j < numLoops; ++j) {
-        AffineExpr e = m.getResult(j);
-        if (j == rdim) {
-          auto c = dyn_cast<AffineConstantExpr>(e);
-          ok = c && c.getValue() == 0 && resTy.getDimSize(j) == 1;
-        } else {
-          auto d = dyn_cast<AffineDimExpr>(e);
-          ok = d && d.getPosition() == j;
-        }
-      }
-      if (!ok)
-        return Analysis::no("reduction output drops the reduced dim or is "
-                            "permuted (kernel reductions keep it as size 1)");
-    }
     if (!neutralInit(*rk, init->get())) {
       if (*rk == ReduceKind::max)
         return Analysis::no("max reduction with a non-neutral initial value");
@@ -321,18 +508,13 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
         return Analysis::no("init: " + w);
       addInit = true;
       inputs.push_back(init->get());
+      layouts.push_back(unlessIdentity(layoutFor(*outLoops, loops)));
     }
-    // Inputs that broadcast along the reduced dim would change the result.
-    for (OpOperand *in : op.getDpsInputOperands())
-      if (auto t = dyn_cast<RankedTensorType>(in->get().getType()))
-        if (t.getRank() == numLoops &&
-            t.getDimSize(rdim) != op.getStaticLoopRanges()[rdim])
-          return Analysis::no("operand broadcast along the reduced dim");
   }
-  Type resultType = resTy;
-  auto build = [body, argInfo, pre, rk, rdim, addInit, resultType,
-                numIn = inputs.size()](OpBuilder &b, Location loc,
-                                       ArrayRef<Value> in) -> Value {
+  Analysis an = Analysis::yes(std::move(inputs), [body, argInfo, pre, rk, rdim,
+                                                  addInit](
+                                                     OpBuilder &b, Location loc,
+                                                     ArrayRef<Value> in) -> Value {
     DenseMap<Value, Sym> env;
     unsigned next = 0;
     for (auto [argNo, c] : argInfo) {
@@ -350,111 +532,41 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
     if (rk) {
       v = emitReduce(b, loc, *rk, v, rdim);
       if (addInit)
-        v = emitBinary(b, loc, BinaryKind::add, in[numIn - 1], v);
+        v = emitBinary(b, loc, BinaryKind::add, in.back(), v);
     }
-    if (v && v.getType() != resultType)
-      return Value();
     return v;
-  };
-  return Analysis::yes(std::move(inputs), build);
+  });
+  // A copy whose layout changes is a transpose (or unit-dim reshape).
+  bool copy = red.empty() && argInfo.size() == 1 && !argInfo[0].second &&
+              pre == body->getArgument(argInfo[0].first);
+  an.recipe->resultLayout = unlessIdentity(resultLayout);
+  if (red.empty())
+    an.recipe->loopShape = SmallVector<int64_t, 4>(ranges->begin(), ranges->end());
+  an.recipe->layoutOnly =
+      copy && (an.recipe->resultLayout || layouts[0].has_value());
+  an.recipe->layouts = std::move(layouts);
+  return an;
 }
 
-/// linalg.matmul / batch_matmul without user maps or casts.
-Analysis linalgMatmulRecipe(linalg::LinalgOp op) {
-  if (auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation()))
-    if (mm.hasUserDefinedMaps())
-      return Analysis::no("matmul with user-defined indexing maps");
-  if (auto mm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-    if (mm.hasUserDefinedMaps())
-      return Analysis::no("batch_matmul with user-defined indexing maps");
-  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
-    return Analysis::no("matmul on buffers");
-  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
-  Value c = op.getDpsInitOperand(0)->get();
-  for (Value v : {a, b, c})
-    if (std::string w = whyNotImportable(v.getType()); !w.empty())
-      return Analysis::no("operand: " + w);
-  Type e = cast<RankedTensorType>(c.getType()).getElementType();
-  if (cast<RankedTensorType>(a.getType()).getElementType() != e ||
-      cast<RankedTensorType>(b.getType()).getElementType() != e)
-    return Analysis::no("mixed element types (casting matmul)");
-  std::optional<double> f = fillValue(c);
-  bool zeroInit = f && *f == 0.0;
-  Type rt = op->getResult(0).getType();
-  if (zeroInit)
-    return Analysis::yes({a, b}, [rt](OpBuilder &bd, Location l,
-                                      ArrayRef<Value> in) -> Value {
-      Value v = emitMatmul(bd, l, in[0], in[1]);
-      return v && v.getType() == rt ? v : Value();
-    });
-  return Analysis::yes({a, b, c}, [rt](OpBuilder &bd, Location l,
-                                       ArrayRef<Value> in) -> Value {
-    Value v = emitBinary(bd, l, BinaryKind::add, in[2],
-                         emitMatmul(bd, l, in[0], in[1]));
-    return v && v.getType() == rt ? v : Value();
-  });
-}
 } // namespace
 
 namespace mirage::import {
 
-/// tensor.expand_shape of a linalg.reduce that re-inserts the reduced dim.
-Analysis analyzeExpandOfReduce(tensor::ExpandShapeOp ex) {
-  auto red = ex.getSrc().getDefiningOp<linalg::ReduceOp>();
-  if (!red || red->getNumResults() != 1)
-    return Analysis::no("expand_shape changes the layout (the kernel dialect "
-                        "has no reshape)");
-  UpstreamAttrs attrs(red);
-  auto dims = attrs.get<DenseI64ArrayAttr>("dimensions");
-  if (!attrs.ok())
-    return Analysis::no("reduce: " + attrs.why());
-  if (dims.size() != 1)
-    return Analysis::no("expand_shape changes the layout (the kernel dialect "
-                        "has no reshape)");
-  int64_t d = dims[0];
-  Value x = red.getInputs()[0];
-  if (std::string w = whyNotImportable(x.getType()); !w.empty())
-    return Analysis::no("reduce input: " + w);
-  auto xt = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> keep(xt.getShape());
-  keep[d] = 1;
-  if (ex.getResultType() != withShape(xt, keep))
-    return Analysis::no("expand_shape does not restore the reduced unit dim");
-  Block &body = red.getCombiner().front();
-  if (body.getNumArguments() != 2)
-    return Analysis::no("reduce body");
-  auto rc = reductionCombiner(body, body.getArgument(1));
-  if (!rc || rc->second != body.getArgument(0))
-    return Analysis::no("reduce body is not a plain sum/max");
-  ReduceKind k = rc->first;
-  if (!neutralInit(k, red.getInits()[0]))
-    return Analysis::no("reduce with a non-neutral initial value");
-  return Analysis::yes({x}, [k, d](OpBuilder &b, Location l,
-                                   ArrayRef<Value> in) {
-    return emitReduce(b, l, k, in[0], d);
-  });
-}
-
 Analysis analyzeLinalgOp(linalg::LinalgOp l) {
   Operation *op = l.getOperation();
-  // The interface methods used below (indexing maps, iterator types, and
-  // hasUserDefinedMaps) read these attributes where the op stores them.
+  // The interface methods used below (indexing maps, iterator types) read
+  // these attributes where the op stores them or derive the maps from them.
   UpstreamAttrs attrs(op);
   attrs.getIfDeclared<ArrayAttr>("indexing_maps");
   attrs.getIfDeclared<ArrayAttr>("iterator_types");
+  attrs.getIfDeclared<DenseI64ArrayAttr>("dimensions");
+  attrs.getIfDeclared<DenseI64ArrayAttr>("permutation");
   if (!attrs.ok())
     return Analysis::no(attrs.why());
-  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-    return linalgMatmulRecipe(l);
   if (isa<linalg::FillOp>(op))
     return Analysis::no("fill (kept as an initial value)");
-  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::MatvecOp,
-          linalg::VecmatOp, linalg::ReduceOp>(op))
-    return Analysis::no("'" + op->getName().getStringRef().str() +
-                        "' changes the rank or layout");
-  if (!isa<linalg::GenericOp>(op) && l.getNumReductionLoops() > 0)
-    return Analysis::no("'" + op->getName().getStringRef().str() +
-                        "' is not a supported contraction");
+  if (isContractionBody(l))
+    return contractionRecipe(l);
   return linalgRecipe(l);
 }
 

@@ -3,7 +3,8 @@
 // Recipes for the TOSA ops that have an exact kernel form: matmul with zero
 // zero points, element-wise arithmetic with equal-rank broadcasting, the
 // unary activations, relu-shaped clamp/maximum, keep-dim reductions and
-// concat. Reshape and transpose stay between graphs. Attributes are read
+// concat, and unit-dim reshapes and transposes (layout changes, absorbed
+// where the kernel ops can express them). Attributes are read
 // through UpstreamAttrs only (a verified op may lack one).
 //
 //===----------------------------------------------------------------------===//
@@ -131,11 +132,17 @@ Analysis analyzeTosaOp(Operation *op) {
       return v && v.getType() == rt ? v : Value();
     });
   }
-  if (isa<tosa::ReshapeOp>(op))
-    return Analysis::no("reshape (the kernel dialect has no reshape; it stays "
-                        "between graphs)");
-  if (isa<tosa::TransposeOp>(op))
-    return Analysis::no("transpose (the kernel dialect has no transpose)");
+  if (auto r = dyn_cast<tosa::ReshapeOp>(op))
+    return unitReshapeRecipe(r.getInput1(), rt);
+  if (auto t = dyn_cast<tosa::TransposeOp>(op)) {
+    UpstreamAttrs attrs(op);
+    auto perms = attrs.get<DenseI32ArrayAttr>("perms");
+    if (!attrs.ok())
+      return Analysis::no(attrs.why());
+    SmallVector<int64_t> perm(perms.asArrayRef().begin(),
+                              perms.asArrayRef().end());
+    return transposeRecipe(t.getInput1(), perm, rt);
+  }
   return Analysis::no("no kernel equivalent for '" +
                       op->getName().getStringRef().str() + "'");
 }
