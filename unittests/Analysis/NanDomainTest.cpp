@@ -311,18 +311,30 @@ TEST(NanDomains, PropertyDrawnDivisorsNeverDisagreeWhenVerified) {
   EXPECT_GT(rejected, 200u);
 }
 
+namespace {
+/// The inputs a [8, 100] and b [100, 40] of the matmul tests below: k = 100
+/// crosses the tile kernels' blocks with a partial last one.
+std::pair<int32_t, int32_t> matmulInputs(UGraph &g) {
+  int32_t a = g.addInput({8, 100}, ElemType::F32);
+  return {a, g.addInput({100, 40}, ElemType::F32)};
+}
+/// The reference of the matmul tests: a·b.
+UGraph plainMatmul() {
+  UGraph g;
+  auto [a, b] = matmulInputs(g);
+  g.markOutput(g.addMatmul(a, b));
+  return g;
+}
+} // namespace
+
 /// The sign facts of a matmul (the definedness domain's tile kernel): a sum
 /// of products of exps is positive, so dividing by it needs no reference
 /// divisor; one factor without a sign fact takes the fact away. k = 100
 /// crosses the kernel's 16-product blocks with a partial last one.
 TEST(NanDomains, MatmulSignFactsSurviveTheTile) {
   for (bool positive : {true, false}) {
-    UGraph ref, cand;
-    int32_t a = ref.addInput({8, 100}, ElemType::F32);
-    int32_t b = ref.addInput({100, 40}, ElemType::F32);
-    ref.markOutput(ref.addMatmul(a, b));
-    a = cand.addInput({8, 100}, ElemType::F32);
-    b = cand.addInput({100, 40}, ElemType::F32);
+    UGraph ref = plainMatmul(), cand;
+    auto [a, b] = matmulInputs(cand);
     int32_t y = cand.addMatmul(a, b);
     int32_t ea = positive ? cand.addUnary(UnaryKind::exp, a) : a;
     int32_t d = cand.addMatmul(ea, cand.addUnary(UnaryKind::exp, b));
@@ -346,12 +358,8 @@ TEST(NanDomains, MatmulSignFactsSurviveTheTile) {
 /// of an exact zero would be.
 TEST(NanDomains, MatmulRangeFlagsSurviveTheTile) {
   for (double scale : {std::ldexp(1.0, 1000), std::ldexp(1.0, -1000)}) {
-    UGraph ref, cand;
-    int32_t a = ref.addInput({8, 100}, ElemType::F32);
-    int32_t b = ref.addInput({100, 40}, ElemType::F32);
-    ref.markOutput(ref.addMatmul(a, b));
-    a = cand.addInput({8, 100}, ElemType::F32);
-    b = cand.addInput({100, 40}, ElemType::F32);
+    UGraph ref = plainMatmul(), cand;
+    auto [a, b] = matmulInputs(cand);
     int32_t y = cand.addMatmul(cand.addUnary(UnaryKind::mul_scalar, a, scale),
                                cand.addUnary(UnaryKind::mul_scalar, b, scale));
     cand.markOutput(cand.addUnary(UnaryKind::reciprocal, y));
@@ -360,12 +368,8 @@ TEST(NanDomains, MatmulRangeFlagsSurviveTheTile) {
   }
   // Unscaled, the same reciprocal of a sum that is exactly zero (a zero
   // row of a) is a domain error from clean operands: the trial charges it.
-  UGraph ref, cand;
-  int32_t a = ref.addInput({8, 100}, ElemType::F32);
-  int32_t b = ref.addInput({100, 40}, ElemType::F32);
-  ref.markOutput(ref.addMatmul(a, b));
-  a = cand.addInput({8, 100}, ElemType::F32);
-  b = cand.addInput({100, 40}, ElemType::F32);
+  UGraph ref = plainMatmul(), cand;
+  auto [a, b] = matmulInputs(cand);
   int32_t z = cand.addUnary(UnaryKind::mul_scalar, a, 0.0);
   cand.markOutput(
       cand.addUnary(UnaryKind::reciprocal, cand.addMatmul(z, b)));
