@@ -356,7 +356,7 @@ public:
   void dotMulAdd(DotAccumulator &acc, const Value &a, const Value &b) const {
     acc.p.mulAdd(a.p, b.p);
     acc.q.mulAdd(a.q, b.q);
-    acc.qUndef |= a.qUndef() | b.qUndef();
+    acc.qUndef = acc.qUndef || a.qUndef() || b.qUndef();
   }
   Value dotValue(const DotAccumulator &acc) const {
     return Value{acc.p.value(mod.p), acc.q.value(mod.q), acc.qUndef};
