@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
-#include <cmath>
-
 #include "Mirage/Semantics/KernelPlan.h"
 
 #include "Mirage/Semantics/Replay.h"
