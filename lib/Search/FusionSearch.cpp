@@ -168,12 +168,16 @@ FusionSearchResult searchOnce(const UGraph &reference,
   if (opts.costFloor) {
     // Kernel costs add up: a stabilized one-kernel instance costs its
     // row-max kernels plus its custom kernel, so their cost raises its
-    // floor. Not a split pair's: in flash-decoding form it has no row-max
-    // kernel (localizeSplitMax).
+    // floor. Not that of a split pair of one iteration that splits the
+    // softmax row: in flash-decoding form it has no row-max kernel
+    // (localizeSplitMax, which builds that form for no other split).
     const double prefix = shift ? cost(rowMaxGraph(*shift)) : 0;
+    const int rowClass =
+        shift ? softmaxRowClass(target, probe.classes, shift->rowDim) : -1;
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] = patternCostFloor(patterns[i], probe.classes, target,
-                                   opts.costFloor, opts.splitKernels, prefix);
+      floors[i] =
+          patternCostFloor(patterns[i], probe.classes, target,
+                           opts.costFloor, opts.splitKernels, prefix, rowClass);
   }
   // Patterns in ascending order of floor (stable: index order on ties), the
   // order in which every round visits them.

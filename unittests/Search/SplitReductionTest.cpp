@@ -261,3 +261,40 @@ TEST(SplitReduction, LocalMaximaSplitVerifiesInModeS) {
   ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, 8, 2, looping));
   EXPECT_FALSE(localizeSplitMax(looping, *sf));
 }
+
+// The row-max prefix in the cost floors (FusionSearch.md, "Waves of
+// ascending floor"): a split pair of one iteration may do without the row
+// max only when its split walks the softmax row, since localizeSplitMax
+// builds the flash-decoding form for no other split; a pattern whose loop
+// walks the head dim (the QKᵀ contraction) pays the prefix on every launch.
+TEST(SplitReduction, RowMaxPrefixSparesOnlySplitsOfTheSoftmaxRow) {
+  UGraph ref = stableGqaReference(2, 16, 64, 256);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  IndexClasses ic = alignIndices(sf->ref);
+  const int keys = ic.classOf[sf->ref.inputs[1]][2];
+  const int headDim = ic.classOf[sf->ref.inputs[0]][2];
+  const int heads = ic.classOf[sf->ref.inputs[0]][0];
+  ASSERT_GE(keys, 0);
+  ASSERT_GE(headDim, 0);
+  ASSERT_NE(keys, headDim);
+  EXPECT_EQ(softmaxRowClass(sf->ref, ic, sf->rowDim), keys);
+
+  // Every launch costs 1 and the prefix 10: a floor of 2 is a pair in
+  // flash-decoding form (split kernel + combine), 11 a launch after the
+  // row max.
+  CostFloorFn unit = [](const UGraph &, double) { return 1.0; };
+  const double prefix = 10;
+  Pattern overKeys{{heads}, keys}, overHeadDim{{heads}, headDim};
+  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, true, prefix, keys),
+            2.0);
+  EXPECT_EQ(
+      patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix, keys),
+      11.0);
+  // Where the row is not known, every one-iteration split is spared.
+  EXPECT_EQ(
+      patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix, -1), 2.0);
+  // Without split launches, every launch pays the prefix.
+  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, false, prefix, keys),
+            11.0);
+}

@@ -222,7 +222,7 @@ double fusion::patternCostFloor(const Pattern &pat,
                                 const IndexClasses &classes,
                                 const UGraph &reference,
                                 const CostFloorFn &floor, bool split,
-                                double rowMaxPrefix) {
+                                double rowMaxPrefix, int rowClass) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -242,8 +242,11 @@ double fusion::patternCostFloor(const Pattern &pat,
   // combining kernel on the other axes that writes the outputs (what it
   // reads is not counted: the partials' sizes depend on the graph, and a
   // floor must hold for every graph of the pattern). A stabilized pair
-  // also pays the row-max kernels; one in flash-decoding form
-  // (localizeSplitMax: a split kernel of one iteration) does not.
+  // also pays the row-max kernels; one in flash-decoding form does not,
+  // and localizeSplitMax builds that form only for a split kernel of one
+  // iteration whose split axis walks the softmax row (`rowClass`; -1: not
+  // known, any class): its exp runs in the split kernel, on a tile of each
+  // row.
   Pattern withSplit = pat;
   if (pat.loopClass >= 0)
     withSplit.gridClasses.push_back(pat.loopClass);
@@ -259,7 +262,9 @@ double fusion::patternCostFloor(const Pattern &pat,
                        UGraph combine(Level::Block);
                        combine.grid = grid;
                        double pair = floor(b, 0) + floor(combine, saved);
-                       bool flashDecoding = loop == 1;
+                       bool flashDecoding =
+                           loop == 1 &&
+                           (rowClass < 0 || pat.loopClass == rowClass);
                        least = std::min(least, flashDecoding
                                                    ? pair
                                                    : rowMaxPrefix + pair);

@@ -573,3 +573,18 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
     out.markOutput(r2 + o);
   return out;
 }
+
+int fusion::softmaxRowClass(const UGraph &target,
+                            const IndexClasses &classes, int64_t rowDim) {
+  int found = -1;
+  for (const UOp &op : target.ops) {
+    if (op.kind != OpKind::Unary || op.unaryKind() != UnaryKind::exp)
+      continue;
+    const std::vector<int> &dims = classes.classOf[op.operands[0]];
+    if (rowDim < 0 || rowDim >= static_cast<int64_t>(dims.size()) ||
+        dims[rowDim] < 0 || (found >= 0 && found != dims[rowDim]))
+      return -1;
+    found = dims[rowDim];
+  }
+  return found;
+}

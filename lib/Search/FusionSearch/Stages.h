@@ -149,6 +149,14 @@ UGraph rowMaxGraph(const ShiftFree &shift);
 std::optional<UGraph> localizeSplitMax(const UGraph &pair,
                                        const ShiftFree &shift);
 
+/// The index class of dim `rowDim` of the operands of `target`'s exps: the
+/// softmax row that a shift-free reference's row max reduced (`target` is
+/// ShiftFree::ref, normalised; `classes` its index classes), the one class
+/// whose split kernels may be in flash-decoding form; -1 if the exps
+/// disagree or there is none.
+int softmaxRowClass(const UGraph &target, const IndexClasses &classes,
+                    int64_t rowDim);
+
 //===--- Normalize.cpp ----------------------------------------------------===//
 
 /// Readers of every value of `g`, ops and outputs counted alike.
@@ -306,11 +314,13 @@ void forEachSplitLaunch(
 /// included when `split` (infinity if none can be built). `rowMaxPrefix`
 /// is the cost of the row-max kernels every stabilized instance starts
 /// with; it is added to every launch but the split ones with a for-loop of
-/// one iteration, which may be in flash-decoding form (localizeSplitMax)
-/// and do without them.
+/// one iteration over `rowClass` (the class of the softmax row the max
+/// reduces; -1: any class), which may be in flash-decoding form
+/// (localizeSplitMax) and do without them.
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
                         const UGraph &reference, const CostFloorFn &floor,
-                        bool split, double rowMaxPrefix = 0);
+                        bool split, double rowMaxPrefix = 0,
+                        int rowClass = -1);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 
