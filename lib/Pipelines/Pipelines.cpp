@@ -37,6 +37,7 @@ static void buildSuperoptimizeStages(
   so.splitReducedClasses = options.splitReducedClasses;
   so.splitKernels = options.splitKernels;
   so.fusePrologues = options.fusePrologues;
+  so.shareEnumerations = options.shareEnumerations;
   so.progress = options.progress;
   so.progressAfter = options.progressAfter;
   pm.addPass(createMirageSuperoptimize(so));

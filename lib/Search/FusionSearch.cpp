@@ -195,9 +195,32 @@ FusionSearchResult searchOnce(const UGraph &reference,
   };
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(opts.threads));
   std::vector<std::vector<Instance>> fresh(patterns.size());
+  // Ranks what pattern i found in this round (one task per pattern, so
+  // fresh[i] and the pattern's counters have one writer).
+  auto rankFound = [&](size_t i, const std::vector<Found> &found) {
+    for (size_t f = 0; f < found.size(); ++f)
+      for (Instance &inst : cheapestInstances(
+               found[f], patterns[i], probe.classes, target, cost,
+               opts.splitKernels, instancesPerPattern[i], shift)) {
+        inst.pattern = i;
+        inst.index = foundPerPattern[i] + f;
+        fresh[i].push_back(std::move(inst));
+      }
+    foundPerPattern[i] += found.size();
+    progress.patternDone();
+  };
+  // One enumeration per group and round (FusionSearch.md, "One enumeration
+  // per loop class"): the group's first pattern to run enumerates, the
+  // others rebuild its graphs on their grids.
+  const std::vector<size_t> group =
+      enumerationGroups(patterns, probe.classes);
+  std::vector<std::vector<Found>> groupFound(patterns.size());
   for (unsigned round = 0; round <= opts.maxBlockOps && !ctx.expired();
        ++round) {
     progress.startRound(round);
+    std::vector<bool> groupEnumerated(patterns.size(), false);
+    for (std::vector<Found> &g : groupFound)
+      g.clear();
     // One wave at a time: up to kWaveSize patterns the best so far does not
     // bound, plus those tied with the last one's floor, enumerated in
     // parallel; then their graphs are ranked and bound the next wave.
@@ -214,23 +237,39 @@ FusionSearchResult searchOnce(const UGraph &reference,
         }
         wave.push_back(i);
       }
-      for (size_t i : wave)
+      // Round 0 (the plain fusion) costs one graph per pattern: no groups.
+      std::vector<size_t> enumerators, rebuilt;
+      for (size_t i : wave) {
+        if (round > 0 && opts.shareEnumerations && groupEnumerated[group[i]]) {
+          rebuilt.push_back(i);
+          continue;
+        }
+        groupEnumerated[group[i]] = true;
+        enumerators.push_back(i);
+      }
+      for (size_t i : enumerators)
         pool.async([&, i, round] {
           if (ctx.expired())
             return;
           std::vector<Found> found;
           enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune,
                                round, found);
-          for (size_t f = 0; f < found.size(); ++f)
-            for (Instance &inst : cheapestInstances(
-                     found[f], patterns[i], probe.classes, target, cost,
-                     opts.splitKernels, instancesPerPattern[i], shift)) {
-              inst.pattern = i;
-              inst.index = foundPerPattern[i] + f;
-              fresh[i].push_back(std::move(inst));
-            }
-          foundPerPattern[i] += found.size();
-          progress.patternDone();
+          if (round > 0)
+            groupFound[group[i]] = found;
+          rankFound(i, found);
+        });
+      pool.wait();
+      for (size_t i : rebuilt)
+        pool.async([&, i] {
+          if (ctx.expired())
+            return;
+          std::vector<Found> found;
+          for (const Found &f : groupFound[group[i]]) {
+            Found moved;
+            if (transplantFound(ctx, probe, f, patterns[i], i, moved))
+              found.push_back(std::move(moved));
+          }
+          rankFound(i, found);
         });
       pool.wait();
       const size_t ranksBefore = ranked.size(); // `best` is among these

@@ -263,7 +263,8 @@ struct SuperoptimizePass
            ";cost_gap=" + std::to_string(costBound ? double(costGap) : 0.0) +
            ";split_reduced=" + std::to_string(splitReducedClasses) +
            ";split_kernels=" + std::to_string(splitKernels) +
-           ";fuse_prologues=" + std::to_string(fusePrologues);
+           ";fuse_prologues=" + std::to_string(fusePrologues) +
+           ";share_enumerations=" + std::to_string(shareEnumerations);
   }
 
   /// The search's options from the pass's (no cost floor, no progress).
@@ -276,6 +277,7 @@ struct SuperoptimizePass
     opts.splitReducedClasses = splitReducedClasses;
     opts.splitKernels = splitKernels;
     opts.fusePrologues = fusePrologues;
+    opts.shareEnumerations = shareEnumerations;
     opts.pruneOutputs = pruneOutputs;
     opts.costGap = costGap;
     return opts;

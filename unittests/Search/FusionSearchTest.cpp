@@ -403,9 +403,57 @@ TEST(FusionSearch, CostGapKeepsItsGuarantee) {
   FusionSearchResult gapped = searchPruned(ref, opts);
   ASSERT_TRUE(exact.found && gapped.found);
   EXPECT_GT(gapped.stats.patternsBounded, exact.stats.patternsBounded);
-  EXPECT_LT(gapped.stats.states, exact.stats.states);
+  // The patterns it skips share their enumeration with others of their
+  // group (FusionSearch.md, "One enumeration per loop class"): what they
+  // no longer cost is the check of their rebuilt graphs.
+  EXPECT_LE(gapped.stats.states, exact.stats.states);
+  EXPECT_LT(gapped.stats.candidates, exact.stats.candidates);
   EXPECT_LE(gapped.bestSeconds, exact.bestSeconds / (1 - gap));
   EXPECT_GE(gapped.bestSeconds, exact.bestSeconds);
+}
+
+// One enumeration per loop class (FusionSearch.md): GQA's patterns that
+// differ only in the grid (heads, query rows, head dim of V) share the
+// enumeration of their for-loop class; the others rebuild its graphs on
+// their grids. The answer, and every graph found and instantiated, are the
+// exhaustive search's; the states are fewer.
+TEST(FusionSearch, SharedEnumerationsFindWhatEachPatternFinds) {
+  UGraph ref = test::gqaReference(2, 64, 64, 4096);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  // No cost floor: every pattern is enumerated or rebuilt.
+  opts.shareEnumerations = false;
+  FusionSearchResult each = searchPruned(ref, opts);
+  opts.shareEnumerations = true;
+  FusionSearchResult shared = searchPruned(ref, opts);
+  ASSERT_TRUE(each.found && shared.found);
+  EXPECT_EQ(shared.bestSeconds, each.bestSeconds);
+  EXPECT_EQ(shared.stats.probeVerified, each.stats.probeVerified);
+  EXPECT_EQ(shared.stats.instances, each.stats.instances);
+  EXPECT_EQ(shared.stats.splitInstances, each.stats.splitInstances);
+  EXPECT_LT(shared.stats.states * 2, each.stats.states);
+}
+
+TEST(FusionSearch, EnumerationGroupsShareOnlyUnreducedGrids) {
+  UGraph ref = test::gqaReference(2, 64, 64, 4096);
+  IndexClasses ic = alignIndices(ref);
+  std::vector<fusion::Pattern> patterns =
+      fusion::launchPatterns(ic, /*splitReduced=*/true);
+  std::vector<size_t> group = fusion::enumerationGroups(patterns, ic);
+  ASSERT_EQ(group.size(), patterns.size());
+  size_t shared = 0;
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    const fusion::Pattern &p = patterns[i], &g = patterns[group[i]];
+    EXPECT_LE(group[i], i);
+    EXPECT_EQ(group[group[i]], group[i]); // named by its first pattern
+    EXPECT_EQ(g.loopClass, p.loopClass);
+    bool reducedGrid = llvm::any_of(
+        p.gridClasses, [&](int c) { return bool(ic.reduced[c]); });
+    if (reducedGrid)
+      EXPECT_EQ(group[i], i);
+    shared += group[i] != i;
+  }
+  EXPECT_GT(shared, 0u);
 }
 
 // QKNorm (paper §6.2): both normalisations are applied to the Q and V tiles

@@ -77,6 +77,11 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "fuse-prologues",
       llvm::cl::desc("apply rms_norms of graph inputs to their tiles"),
       llvm::cl::init(search::defaults::kFusePrologues)};
+  Option<bool> shareEnumerations{
+      *this, "share-enumerations",
+      llvm::cl::desc("one enumeration per group of patterns that differ "
+                     "only in unreduced grid classes"),
+      llvm::cl::init(search::defaults::kShareEnumerations)};
   Option<bool> progress{*this, "progress",
                         llvm::cl::desc("print search progress on stderr"),
                         llvm::cl::init(search::defaults::kProgress)};

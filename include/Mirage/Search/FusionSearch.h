@@ -136,6 +136,10 @@ struct FusionSearchOptions {
   /// the enumeration where a pattern keeps their rows whole, free of
   /// maxBlockOps (docs/Rationale/FusionSearch.md, "Prologues").
   bool fusePrologues = defaults::kFusePrologues;
+  /// One enumeration per group of patterns that differ only in unreduced
+  /// grid classes; the group's other patterns rebuild its found graphs
+  /// (docs/Rationale/FusionSearch.md, "One enumeration per loop class").
+  bool shareEnumerations = defaults::kShareEnumerations;
   /// Ask the pruning session (PruneSession::mayBeOutput) about every
   /// closed candidate's outputs before checking it at probe shapes.
   bool pruneOutputs = defaults::kPruneOutputs;

@@ -61,6 +61,10 @@ inline constexpr bool kSplitKernels = true;
 /// launch patterns that keep the normalised dim whole, outside the operator
 /// count (docs/Rationale/FusionSearch.md, "Prologues").
 inline constexpr bool kFusePrologues = true;
+/// Patterns that differ only in unreduced grid classes share one
+/// enumeration per round; the others rebuild its graphs on their grids
+/// (docs/Rationale/FusionSearch.md, "One enumeration per loop class").
+inline constexpr bool kShareEnumerations = true;
 /// Progress on stderr: on by default, first line once a search has run
 /// this long (short searches stay quiet), then one line every
 /// kProgressEverySeconds.

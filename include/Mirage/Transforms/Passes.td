@@ -183,6 +183,13 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "apply an rms_norm of a graph input to the input's tile in launch "
            "patterns that keep its rows whole, outside max-block-ops (see "
            "docs/Rationale/FusionSearch.md, Prologues)">,
+    Option<"shareEnumerations", "share-enumerations", "bool",
+           "::mirage::search::defaults::kShareEnumerations",
+           "enumerate once per group of launch patterns that differ only in "
+           "grid classes no operator reduces; the group's other patterns "
+           "rebuild the found graphs on their grids and check them at probe "
+           "shapes (see docs/Rationale/FusionSearch.md, One enumeration per "
+           "loop class)">,
     Option<"progress", "progress", "bool",
            "::mirage::search::defaults::kProgress",
            "print progress on stderr (round, states, pruned, best cost so far, "

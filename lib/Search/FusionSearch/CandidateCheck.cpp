@@ -117,22 +117,27 @@ void fusion::checkCandidates(SearchContext &ctx, const UGraph &ref,
     }
     for (int32_t s : saved)
       c.markOutput(s);
-    UGraph k(Level::Kernel);
-    llvm::SmallVector<int32_t, 4> ins;
-    for (int32_t in : ref.inputs)
-      ins.push_back(k.addInput(ref.values[in].shape, ref.values[in].type));
-    Found f{c, patternIndex};
-    int32_t r = k.addCustom(ins, std::move(c));
-    if (r < 0)
-      continue;
-    for (size_t o = 0; o < n; ++o)
-      k.markOutput(r + o);
-    ++ctx.candidates;
-    if (ctx.witness && !ctx.witness->mayBeEquivalent(k))
-      continue;
-    if (equivalentAtProbe(k, ref, ctx.opts)) {
-      ++ctx.verified;
-      found.push_back(std::move(f));
-    }
+    if (acceptAtProbe(ctx, ref, c))
+      found.push_back(Found{std::move(c), patternIndex});
   } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+bool fusion::acceptAtProbe(SearchContext &ctx, const UGraph &ref,
+                           const UGraph &block) {
+  UGraph k(Level::Kernel);
+  llvm::SmallVector<int32_t, 4> ins;
+  for (int32_t in : ref.inputs)
+    ins.push_back(k.addInput(ref.values[in].shape, ref.values[in].type));
+  int32_t r = k.addCustom(ins, block);
+  if (r < 0)
+    return false;
+  for (size_t o = 0; o < ref.outputs.size(); ++o)
+    k.markOutput(r + o);
+  ++ctx.candidates;
+  if (ctx.witness && !ctx.witness->mayBeEquivalent(k))
+    return false;
+  if (!equivalentAtProbe(k, ref, ctx.opts))
+    return false;
+  ++ctx.verified;
+  return true;
 }

@@ -87,16 +87,7 @@ private:
     if (!addPatternIterators(b, pattern, probe.classes, ref))
       return false;
     // Each output's omap: its dim in each split class.
-    for (int32_t o : ref.outputs) {
-      AxisMap omap{-1, -1, -1};
-      for (size_t a = 0; a < pattern.gridClasses.size(); ++a) {
-        omap[a] = probe.classes.dimIn(o, pattern.gridClasses[a]);
-        if (omap[a] < 0)
-          return false;
-      }
-      omaps.push_back(omap);
-    }
-    return true;
+    return patternOutputMaps(pattern, probe.classes, ref, omaps);
   }
 
   /// The plain fusion: the reference's operators on the tiles, one `sum`

@@ -65,3 +65,43 @@ bool fusion::addPatternIterators(UGraph &b, const Pattern &pattern,
   }
   return true;
 }
+
+bool fusion::patternOutputMaps(const Pattern &pattern,
+                               const IndexClasses &classes, const UGraph &ref,
+                               std::vector<AxisMap> &omaps) {
+  omaps.clear();
+  for (int32_t o : ref.outputs) {
+    AxisMap omap{-1, -1, -1};
+    for (size_t a = 0; a < pattern.gridClasses.size(); ++a) {
+      omap[a] = classes.dimIn(o, pattern.gridClasses[a]);
+      if (omap[a] < 0)
+        return false;
+    }
+    omaps.push_back(omap);
+  }
+  return true;
+}
+
+std::vector<size_t>
+fusion::enumerationGroups(const std::vector<Pattern> &patterns,
+                          const IndexClasses &classes) {
+  // A grid class is never reduced unless split-reduced-classes put it
+  // there; such a pattern's prologues and split plans depend on its grid.
+  auto gridUnreduced = [&](const Pattern &p) {
+    return llvm::none_of(p.gridClasses,
+                         [&](int c) { return classes.reduced[c]; });
+  };
+  std::vector<size_t> group(patterns.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    group[i] = i;
+    if (!gridUnreduced(patterns[i]))
+      continue;
+    for (size_t j = 0; j < i; ++j)
+      if (group[j] == j && gridUnreduced(patterns[j]) &&
+          patterns[j].loopClass == patterns[i].loopClass) {
+        group[i] = j;
+        break;
+      }
+  }
+  return group;
+}

@@ -9,6 +9,7 @@
 //   Prologue.cpp        input-local op chains applied to input tiles
 //   Enumerate.cpp       canonical depth-first block-graph enumeration
 //   CandidateCheck.cpp  a closed prefix → candidates, witness, probe verifier
+//   Transplant.cpp      a found graph rebuilt on another grid of its group
 //   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
 //   SplitReduction.cpp  a found block graph as a split kernel + combine
 //   Progress.cpp        progress snapshots for the user
@@ -62,6 +63,19 @@ struct Pattern {
 /// never goes on the grid: in one kernel a block sees only its chunk of
 /// such a class, and the outputs along it depend on all of it.
 std::vector<Pattern> launchPatterns(const IndexClasses &ic, bool splitReduced);
+
+/// Each output's omap under `pattern`: its dim in each grid class; false
+/// if an output lacks one (no block graph of the pattern can save it).
+bool patternOutputMaps(const Pattern &pattern, const IndexClasses &classes,
+                       const UGraph &ref, std::vector<AxisMap> &omaps);
+
+/// The enumeration groups of `patterns` (FusionSearch.md, "One enumeration
+/// per loop class"): patterns with the same for-loop class whose grid
+/// classes are all unreduced enumerate the same block graphs, so they share
+/// a group, named by its first pattern; any other pattern is a group of its
+/// own.
+std::vector<size_t> enumerationGroups(const std::vector<Pattern> &patterns,
+                                      const IndexClasses &classes);
 
 /// Adds one input iterator per input of `ref` to the block graph `b`
 /// (whose grid and for-loop are set): imap and fmap are each input's dims
@@ -227,6 +241,11 @@ void checkCandidates(SearchContext &ctx, const UGraph &probeRef,
                      llvm::ArrayRef<AxisMap> omaps, size_t patternIndex,
                      PruneSession *session, std::vector<Found> &found);
 
+/// The witness, then the verifier at probe shapes, on `block` (a closed
+/// probe block graph with savers and outputs) against `ref`; counts the
+/// candidate and, if accepted, the verified graph.
+bool acceptAtProbe(SearchContext &ctx, const UGraph &ref, const UGraph &block);
+
 //===--- Enumerate.cpp ----------------------------------------------------===//
 
 /// Round `ops` of one launch pattern: with `ops` == 0 the reference's own
@@ -237,6 +256,16 @@ void enumerateBlockGraphs(SearchContext &ctx, const Probe &probe,
                           const std::vector<MenuItem> &menu,
                           const PruneFn &prune, unsigned ops,
                           std::vector<Found> &found);
+
+//===--- Transplant.cpp ---------------------------------------------------===//
+
+/// `f` (found for another pattern of the same enumeration group) rebuilt
+/// on `pattern`'s grid: its operators replayed on this pattern's iterators,
+/// its savers on this pattern's omaps, then checked like a candidate
+/// (acceptAtProbe). False if a builder refuses it or the check does not
+/// accept it.
+bool transplantFound(SearchContext &ctx, const Probe &probe, const Found &f,
+                     const Pattern &pattern, size_t patternIndex, Found &out);
 
 //===--- SplitReduction.cpp -----------------------------------------------===//
 
