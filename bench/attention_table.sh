@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The attention table of bench/README.md (issue 21 item 5): every layer of
+# bench/models/attention superoptimized to PTX for sm_90, then read as an
+# H100 would run it (static audit, no GPU):
+#
+#   bash bench/attention_table.sh [BUILD_DIR] [BUDGET_SECONDS]
+#
+# Per workload: kernels before -> after, the winner's bytes moved (the
+# audit's sum over its kernels) against the compulsory bytes (every input
+# and output once), search and verification seconds, the stated bound, the
+# cost model's estimate before -> after, and per kernel of the winner its
+# grid, shared memory, pipelining (wait depths) and the audit's flags.
+# Columns of the per-kernel audit: bench/kernel_audit.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+BUDGET=${2:-60}
+OPT=$BUILD/bin/mirage-opt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "| workload | kernels | search s | verify s | bound | est. µs (h100) | moved / compulsory MB | winner kernels (grid, smem KiB, wait depths, flags) |"
+echo "|---|---|---|---|---|---|---|---|"
+for f in bench/models/attention/*.mlir; do
+  w=$(basename "$f" .mlir)
+  out=$tmp/$w
+  "$OPT" "$f" --pass-pipeline="builtin.module(mirage-superoptimize-to-ptx{chip=sm_90 output-dir=$out cache=off progress=false time-budget=$BUDGET report=$tmp/$w.json})" \
+    -o /dev/null 2>"$tmp/$w.err" || { echo "| $w | failed: $(grep -m1 error "$tmp/$w.err" || true) |"; continue; }
+  bash bench/kernel_audit.sh --json "$out" >"$tmp/$w.audit.json"
+  python3 - "$tmp/$w.json" "$tmp/$w.audit.json" "$out" "$w" <<'PY'
+import glob, json, os, sys
+rep, audit, out, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
+DT = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+for g in rep["graphs"]:
+    opt = g["graph"] + "_opt"
+    man = os.path.join(out, opt + ".sm_90.manifest.json")
+    if not os.path.exists(man):
+        print(f"| {name} | {g['kernels_in_input']} → {g['kernels_in_input']} (unchanged) | {g['search_seconds']:.1f} | - | - | - | - | - |")
+        continue
+    m = json.load(open(man))
+    compulsory = 0
+    for b in m["buffers"]:
+        if b["role"] in ("input", "output"):
+            n = 1
+            for s in b["shape"]:
+                n *= s
+            compulsory += n * DT[b["dtype"]]
+    ks = [k for k in audit["kernels"] if k["graph"] == opt]
+    moved = sum(k["bytes_moved"] for k in ks)
+    cells = []
+    for k in ks:
+        grid = "×".join(str(x) for x in k["grid"])
+        depths = ",".join(str(d) for d in k["wait_depths"]) or "-"
+        flags = " ".join(k["flags"]) or "ok"
+        cells.append(f"{grid}, {k['shared_bytes']/1024:.0f}, [{depths}], {flags}")
+    v = g.get("verification", {})
+    bound = f"2^{v['log2_bound']:.0f}" if "log2_bound" in v else "-"
+    budget = " (budget)" if g.get("timed_out") else ""
+    print(f"| {name} | {g['kernels_in_input']} → {g['kernels_in_winner']} | "
+          f"{g['search_seconds']:.1f}{budget} | {v.get('seconds', 0):.1f} | {bound} | "
+          f"{g['input_cost_us']:.1f} → {g['best_cost_us']:.1f} | "
+          f"{moved/1e6:.1f} / {compulsory/1e6:.1f} ({moved/compulsory:.2f}×) | "
+          + "; ".join(cells) + " |")
+PY
+done
