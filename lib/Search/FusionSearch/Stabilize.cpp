@@ -114,7 +114,9 @@ std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
         r = a;
       break;
     }
-    // Not on the path of an exp's argument in a found graph.
+    // Not on the path of an exp's argument in a found graph (a running max
+    // is put there only after stabilization, and spans the iterations).
+    case OpKind::RunningMax:
     case OpKind::Concat:
     case OpKind::Custom:
     case OpKind::OutputSaver:
