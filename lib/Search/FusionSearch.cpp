@@ -169,11 +169,13 @@ FusionSearchResult searchOnce(const UGraph &reference,
     // Kernel costs add up: a stabilized one-kernel instance costs its
     // row-max kernels plus its custom kernel, so their cost raises its
     // floor. Not a split pair's: in flash-decoding form it has no row-max
-    // kernel (localizeSplitMax).
+    // kernel (localizeSplitMax); nor a looping one-kernel instance's in
+    // online-softmax form (onlineSoftmax).
     const double prefix = shift ? cost(rowMaxGraph(*shift)) : 0;
     for (size_t i = 0; i < patterns.size(); ++i)
       floors[i] = patternCostFloor(patterns[i], probe.classes, target,
-                                   opts.costFloor, opts.splitKernels, prefix);
+                                   opts.costFloor, opts.splitKernels, prefix,
+                                   opts.onlineSoftmax);
   }
   // Patterns in ascending order of floor (stable: index order on ties), the
   // order in which every round visits them.
@@ -220,7 +222,8 @@ FusionSearchResult searchOnce(const UGraph &reference,
           for (size_t f = 0; f < found.size(); ++f)
             for (Instance &inst : cheapestInstances(
                      found[f], patterns[i], probe.classes, target, cost,
-                     opts.splitKernels, instancesPerPattern[i], shift)) {
+                     opts.splitKernels, instancesPerPattern[i], shift,
+                     opts.onlineSoftmax)) {
               inst.pattern = i;
               inst.index = foundPerPattern[i] + f;
               fresh[i].push_back(std::move(inst));

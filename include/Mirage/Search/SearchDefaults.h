@@ -61,6 +61,10 @@ inline constexpr bool kSplitKernels = true;
 /// launch patterns that keep the normalised dim whole, outside the operator
 /// count (docs/Rationale/FusionSearch.md, "Prologues").
 inline constexpr bool kFusePrologues = true;
+/// Rank a stabilized softmax's one-kernel instances whose for-loop walks the
+/// scores' rows also in online-softmax form: a running max in the loop, no
+/// row-max kernel (docs/Rationale/OnlineSoftmax.md).
+inline constexpr bool kOnlineSoftmax = true;
 /// Progress on stderr: on by default, first line once a search has run
 /// this long (short searches stay quiet), then one line every
 /// kProgressEverySeconds.
