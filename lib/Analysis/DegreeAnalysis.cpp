@@ -388,6 +388,7 @@ struct Analyzer {
     case OpKind::InputIterator: // block() handles the loop's edges
     case OpKind::Accum:
     case OpKind::OutputSaver:
+    case OpKind::RunningMax:
       return;
     }
   }
@@ -484,6 +485,19 @@ struct Analyzer {
           acc = oracle(CallKind::Sqrt, acc, nullptr, n);
         }
         v[op.results[0]] = acc;
+        break;
+      }
+      case OpKind::RunningMax: {
+        // cur (and prev, an earlier cur) is a max oracle output, a fresh
+        // variable: per output and iteration, the row's chunks − 1 maxes and
+        // one with prev (OnlineSoftmax.md).
+        double n = (double)numElements(b.values[op.results[0]].shape) * blocks;
+        double chunks = (double)b.values[op.operands[0]].shape[op.dim];
+        DegreeInfo cur = maxOf(v[op.operands[0]], nullptr, n * F * chunks);
+        for (int32_t r : op.results) {
+          v[r] = cur;
+          m[r] = m[op.operands[0]];
+        }
         break;
       }
       case OpKind::Matmul:

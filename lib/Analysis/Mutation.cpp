@@ -193,6 +193,18 @@ std::vector<Variant> opVariants(const UGraph &g, const UOp &op, size_t idx) {
     }
     break;
   }
+  case OpKind::RunningMax: {
+    int64_t rank = g.values[op.operands[0]].shape.size();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == op.dim)
+        continue;
+      UOp m = op;
+      m.dim = d;
+      add(m, "running_max dim " + std::to_string(op.dim) + " -> " +
+                 std::to_string(d));
+    }
+    break;
+  }
   case OpKind::Custom:
   case OpKind::ThreadGraph:
     break; // their bodies are replayed op by op, each a mutation site

@@ -36,6 +36,7 @@ static void buildSuperoptimizeStages(
   so.costGap = options.costGap;
   so.splitReducedClasses = options.splitReducedClasses;
   so.splitKernels = options.splitKernels;
+  so.onlineSoftmax = options.onlineSoftmax;
   so.fusePrologues = options.fusePrologues;
   so.shareEnumerations = options.shareEnumerations;
   so.progress = options.progress;

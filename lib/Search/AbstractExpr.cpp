@@ -606,6 +606,9 @@ llvm::SmallVector<ExprId, 2> applyOpImpl(ExprArena &A, const UGraph &g,
   case OpKind::InputIterator:
   case OpKind::OutputSaver:
     return {in(0)};
+  case OpKind::RunningMax: // online softmax's state: not modelled, as the
+                           // rescaled accumulator it feeds
+    return {A.unknown(), A.unknown()};
   case OpKind::Accum: {
     if (op.operands.size() > 1)
       return {A.unknown()}; // rescaled (online-softmax) form: not modelled

@@ -115,6 +115,7 @@ void encodeOpLocal(Encoder &e, const UGraph &g, const UOp &op,
     e.f64(op.scalar);
     break;
   case OpKind::Concat:
+  case OpKind::RunningMax:
     e.i64(op.dim);
     break;
   case OpKind::InputIterator:

@@ -48,6 +48,8 @@ double mirage::opFlops(const UGraph &g, const UOp &op) {
     return elems(out);
   case OpKind::Reduce:
     return elems(g.values[op.operands[0]]);
+  case OpKind::RunningMax: // a row max per iteration, and one max with prev
+    return elems(g.values[op.operands[0]]) + elems(out);
   case OpKind::RmsNorm: {
     // square, sum, scale by rsqrt (+ weight); one rsqrt per row.
     const UValue &x = g.values[op.operands[0]];

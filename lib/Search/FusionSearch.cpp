@@ -170,14 +170,16 @@ FusionSearchResult searchOnce(const UGraph &reference,
     // row-max kernels plus its custom kernel, so their cost raises its
     // floor. Not that of a split pair of one iteration that splits the
     // softmax row: in flash-decoding form it has no row-max kernel
-    // (localizeSplitMax, which builds that form for no other split).
+    // (localizeSplitMax, which builds that form for no other split); nor a
+    // looping one-kernel instance's over that row in online-softmax form
+    // (onlineSoftmax).
     const double prefix = shift ? cost(rowMaxGraph(*shift)) : 0;
     const int rowClass =
         shift ? softmaxRowClass(target, probe.classes, shift->rowDim) : -1;
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] =
-          patternCostFloor(patterns[i], probe.classes, target,
-                           opts.costFloor, opts.splitKernels, prefix, rowClass);
+      floors[i] = patternCostFloor(patterns[i], probe.classes, target,
+                                   opts.costFloor, opts.splitKernels, prefix,
+                                   opts.onlineSoftmax, rowClass);
   }
   // Patterns in ascending order of floor (stable: index order on ties), the
   // order in which every round visits them.
@@ -201,7 +203,8 @@ FusionSearchResult searchOnce(const UGraph &reference,
     for (size_t f = 0; f < found.size(); ++f)
       for (Instance &inst : cheapestInstances(
                found[f], patterns[i], probe.classes, target, cost,
-               opts.splitKernels, instancesPerPattern[i], shift)) {
+               opts.splitKernels, instancesPerPattern[i], shift,
+               opts.onlineSoftmax)) {
         inst.pattern = i;
         inst.index = foundPerPattern[i] + f;
         fresh[i].push_back(std::move(inst));

@@ -102,6 +102,7 @@ IndexClasses mirage::search::alignIndices(const UGraph &g) {
     case OpKind::InputIterator:
     case OpKind::Accum:
     case OpKind::OutputSaver:
+    case OpKind::RunningMax:
       break; // block level only; this runs on kernel graphs
     }
   }

@@ -9,6 +9,10 @@ BlockStage mirage::blockStage(const UGraph &block, const UOp &op) {
     return BlockStage::Iterator;
   case OpKind::Accum:
     return BlockStage::Accumulate;
+  case OpKind::RunningMax:
+    // In every iteration, like an in-loop operator; its state is its own
+    // results' tiles, which stay alive across the iterations.
+    return BlockStage::InLoop;
   case OpKind::OutputSaver:
     return BlockStage::Save;
   case OpKind::Matmul:
@@ -52,6 +56,9 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
     case OpKind::Matmul:
     case OpKind::Reduce:
     case OpKind::Accum:
+    // The max of a row of sums (scores) at the sums' precision: exp(s - cur)
+    // must not see a cur rounded below the s it shifts.
+    case OpKind::RunningMax:
       sums = true;
       break;
     case OpKind::InputIterator:

@@ -414,6 +414,7 @@ struct Expander {
       case OpKind::Accum:
       case OpKind::OutputSaver:
       case OpKind::ThreadGraph:
+      case OpKind::RunningMax:
         ok = fail(op, opKindName(op.kind), "not a kernel-level operator");
         break;
       }

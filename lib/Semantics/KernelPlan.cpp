@@ -181,6 +181,12 @@ std::optional<ReductionPlan> reductionShape(const UGraph &g, const UOp &op) {
     r.chunks = x.back() / accumReduceSize(op);
     return r;
   }
+  case OpKind::RunningMax: { // the row max of every iteration
+    const Shape &x = g.values[op.operands[0]].shape;
+    r.outputs = numElements(g.values[op.results[0]].shape);
+    r.chunks = x[op.dim];
+    return r;
+  }
   case OpKind::Matmul:
   case OpKind::Unary:
   case OpKind::Binary:

@@ -300,6 +300,26 @@ int32_t UGraph::addAccum(AccumKind kind, int32_t x, int32_t rescale,
   return addOp(std::move(op), {r.shape}, values[x].type);
 }
 
+int32_t UGraph::addRunningMax(int32_t x, int64_t dim) {
+  if (level != Level::Block)
+    return fail("running_max exists only in block graphs");
+  if (!validId(*this, x))
+    return fail("invalid operand");
+  // Its state lives across the for-loop's iterations: a tile loaded once
+  // (after the loop, or from device memory) has no iterations to walk.
+  if (values[x].phase != Phase::InLoop)
+    return fail("running_max operand must be an in-loop value, not " +
+                phaseDescription(values[x].phase).str());
+  ShapeResult r = reduceShape(values[x].shape, dim, 1);
+  if (!r.ok())
+    return fail("running_max: " + r.error);
+  UOp op;
+  op.kind = OpKind::RunningMax;
+  op.operands = {x};
+  op.dim = dim;
+  return addOp(std::move(op), {r.shape, r.shape}, values[x].type);
+}
+
 int32_t UGraph::addOutputSaver(int32_t tile, AxisMap omap) {
   if (level != Level::Block)
     return fail("output savers exist only in block graphs");
@@ -420,6 +440,8 @@ int32_t UGraph::addLike(const UOp &op, llvm::ArrayRef<int32_t> in,
     return addAccum(op.accumKind(), arg(0), arg(1), op.size, op.scalar);
   case OpKind::OutputSaver:
     return addOutputSaver(arg(0), op.map);
+  case OpKind::RunningMax:
+    return addRunningMax(arg(0), op.dim);
   case OpKind::ThreadGraph:
     return addThreadGraph(in, std::move(body));
   case OpKind::Custom:

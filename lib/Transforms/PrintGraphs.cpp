@@ -50,6 +50,8 @@ std::string opLabel(const UOp &op) {
            (op.size > 1 ? " to " + std::to_string(op.size) : "");
   case OpKind::Concat:
     return "concat dim " + std::to_string(op.dim);
+  case OpKind::RunningMax:
+    return "running_max dim " + std::to_string(op.dim);
   case OpKind::InputIterator:
     return "iterator imap " + mapString(op.map) + " fmap " +
            std::to_string(op.fmap);

@@ -263,6 +263,7 @@ struct SuperoptimizePass
            ";cost_gap=" + std::to_string(costBound ? double(costGap) : 0.0) +
            ";split_reduced=" + std::to_string(splitReducedClasses) +
            ";split_kernels=" + std::to_string(splitKernels) +
+           ";online_softmax=" + std::to_string(onlineSoftmax) +
            ";fuse_prologues=" + std::to_string(fusePrologues) +
            ";share_enumerations=" + std::to_string(shareEnumerations);
   }
@@ -276,6 +277,7 @@ struct SuperoptimizePass
     opts.target = target;
     opts.splitReducedClasses = splitReducedClasses;
     opts.splitKernels = splitKernels;
+    opts.onlineSoftmax = onlineSoftmax;
     opts.fusePrologues = fusePrologues;
     opts.shareEnumerations = shareEnumerations;
     opts.pruneOutputs = pruneOutputs;

@@ -3,7 +3,7 @@
 // option to mirage-superoptimize.
 // RUN: mirage-opt %s --mirage-superoptimize --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
 // RUN: mirage-opt %s --mirage-superoptimize-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEFAULTS
-// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 module-time-budget=50 threads=1 time-budget=5 prune=false prune-z3=true prune-exp-depth=false prune-outputs=false cost-bound=false cost-gap=0.25 split-reduced-classes=true split-kernels=false fuse-prologues=false progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
+// RUN: mirage-opt %s --mirage-superoptimize-pipeline="target=a100 max-block-ops=3 module-time-budget=50 threads=1 time-budget=5 prune=false prune-z3=true prune-exp-depth=false prune-outputs=false cost-bound=false cost-gap=0.25 split-reduced-classes=true split-kernels=false online-softmax=false fuse-prologues=false progress=false progress-after=0.5 cache=off" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SET
 
 module {}
 
@@ -13,6 +13,7 @@ module {}
 // DEFAULTS-SAME: fuse-prologues=true
 // DEFAULTS-SAME: max-block-ops=7
 // DEFAULTS-SAME: module-time-budget=6.000000e+02
+// DEFAULTS-SAME: online-softmax=true
 // DEFAULTS-SAME: progress=true
 // DEFAULTS-SAME: progress-after=3.000000e+00
 // DEFAULTS-SAME: prune=true
@@ -32,6 +33,7 @@ module {}
 // SET-SAME: fuse-prologues=false
 // SET-SAME: max-block-ops=3
 // SET-SAME: module-time-budget=5.000000e+01
+// SET-SAME: online-softmax=false
 // SET-SAME: progress=false
 // SET-SAME: progress-after=5.000000e-01
 // SET-SAME: prune=false

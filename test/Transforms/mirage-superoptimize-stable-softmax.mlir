@@ -2,23 +2,31 @@
 // fp16, scores scaled by 1/8, softmax with max subtraction written as
 // reduce_max, sub, exp, reduce_sum, reciprocal, mul. The search runs on the
 // shift-free form and every instance gets a shift back.
-// Without split pairs (split-kernels=false, prefix STABLE) the shift is the
-// reference's own: the scores kernel, the reference's reduce max over them,
-// and the attention kernel reading that max and computing exp(s − max).
-// By default the winner is the flash-decoding pair (prefix CHECK,
-// MultiKernel.md): every split shifts by its own row max, the combine
-// rescales by exp(m_b − M); verified in mode S.
-// Both winners are found in round 6 (FusionSearch.md, "The last round,
+// By default the winner is one flash-attention kernel (prefix FLASH,
+// OnlineSoftmax.md): its for-loop walks the keys with a running max of the
+// score row, the exp shifted by cur and the sums rescaled by exp(prev − cur).
+// Without it (online-softmax=false), the winner is the flash-decoding pair
+// (prefix CHECK, MultiKernel.md): every split shifts by its own row max,
+// the combine rescales by exp(m_b − M); and without split pairs either
+// (split-kernels=false, prefix STABLE) the shift is the reference's own:
+// the scores kernel, the reference's reduce max over them, and the
+// attention kernel reading that max and computing exp(s − max). All three
+// are verified in mode S or U against the reference as written.
+// The winners are found in round 6 (FusionSearch.md, "The last round,
 // measured"), so the searches stop there to keep the test fast.
 // Checked: the winners' kernels, the shift before the one exp, the bound
 // against the reference as written (with its max), and a run of the
 // generated code on the host against the float64 evaluator.
-// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6 report=%t.json" -o %t.mlir 2>%t.err
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6" -o %t.flash.mlir 2>%t.flash.err
+// RUN: FileCheck %s --check-prefix=FLASH < %t.flash.mlir
+// RUN: FileCheck %s --check-prefix=FLASHREMARK < %t.flash.err
+// RUN: mirage-opt %t.flash.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6 online-softmax=false report=%t.json" -o %t.mlir 2>%t.err
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=REMARK < %t.err
 // RUN: mirage-opt %t.mlir --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: mirage-opt %t.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
-// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6 split-kernels=false" -o %t.stable.mlir 2>%t.stable.err
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6 online-softmax=false split-kernels=false" -o %t.stable.mlir 2>%t.stable.err
 // RUN: FileCheck %s --check-prefix=STABLE < %t.stable.mlir
 // RUN: FileCheck %s --check-prefix=REMARK < %t.stable.err
 // RUN: mirage-opt %t.stable.mlir --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -38,6 +46,22 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
   %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x64x4096xf16>, tensor<2x4096x64xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<2x64x64xf16>
   return %o : tensor<2x64x64xf16>
 }
+
+// One flash-attention kernel: no scores kernel, no row-max kernel, no
+// partials.
+// FLASH: mirage_kernel.graph "graph0_opt" reference "graph0"
+// FLASH-NOT: mirage_kernel.reduce
+// FLASH: mirage_kernel.custom
+// FLASH: %[[S:.*]] = mirage_block.matmul
+// FLASH: %[[P:[a-z0-9_]+]], %[[C:[a-z0-9_]+]] = mirage_block.running_max %[[S]] dim 2
+// FLASH: %[[D:.*]] = mirage_block.binary sub %[[S]], %[[C]]
+// FLASH: mirage_block.unary exp %[[D]]
+// FLASH: %[[R:.*]] = mirage_block.binary sub %[[P]], %[[C]]
+// FLASH: %[[F:.*]] = mirage_block.unary exp %[[R]]
+// FLASH: mirage_block.accum {{sum|sum_last}} {{.*}} rescale %[[F]]
+// FLASH: mirage_block.accum {{sum|sum_last}} {{.*}} rescale %[[F]]
+// FLASH: mirage_block.binary div
+// FLASH-NOT: mirage_kernel.custom
 
 // The flash-decoding pair: no scores kernel, no row-max kernel.
 // CHECK: mirage_kernel.graph "graph0_opt" reference "graph0"
@@ -76,6 +100,8 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
 
 // REMARK: remark: superoptimized 'graph0': 9 kernel(s) -> {{[2-5]}},
 // REMARK-SAME: false-acceptance bound 2^-{{(6[4-9]|[7-9][0-9]|[1-9][0-9][0-9])}};
+// FLASHREMARK: remark: superoptimized 'graph0': 9 kernel(s) -> 1,
+// FLASHREMARK-SAME: false-acceptance bound 2^-{{(6[4-9]|[7-9][0-9]|[1-9][0-9][0-9])}};
 
 // VERIFY: remark: graph 'graph0_opt' is equivalent to reference 'graph0'
 

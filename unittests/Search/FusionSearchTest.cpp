@@ -569,11 +569,13 @@ TEST(StableSoftmax, SearchTargetIsShiftFreeAndNormalized) {
 
 // The search finds fused attention for the shift-free target and returns
 // it with the shift back: the reference's own row max, subtracted before
-// the only exp, verified against the reference as written.
+// the only exp, verified against the reference as written. (Without the
+// online-softmax form, which the next test checks.)
 TEST(StableSoftmax, FoundAttentionKeepsTheShift) {
   UGraph ref = stableAttention(false);
   FusionSearchOptions opts;
   opts.maxBlockOps = 6;
+  opts.onlineSoftmax = false;
   FusionSearchResult r = searchPruned(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_LE(r.log2Bound, -64);
@@ -602,6 +604,42 @@ TEST(StableSoftmax, FoundAttentionKeepsTheShift) {
         EXPECT_EQ(arg.binaryKind(), BinaryKind::sub);
       }
   }
+}
+
+// With the online-softmax form (the default) the answer is one
+// flash-attention kernel: no row-max kernel, a running max of the score row
+// in the loop, the one exp shifted by its cur, both sums rescaled by
+// exp(prev − cur); verified against the reference as written (mode S).
+TEST(StableSoftmax, FoundAttentionIsOneFlashKernel) {
+  UGraph ref = stableAttention(false);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 6;
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+  ASSERT_EQ(r.best.ops.size(), 1u);
+  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+  const UGraph &b = r.best.bodies[r.best.ops[0].body];
+  EXPECT_GT(b.forloopRange, 1);
+  const UOp *rm = nullptr;
+  unsigned rescaled = 0;
+  for (const UOp &op : b.ops) {
+    if (op.kind == OpKind::RunningMax)
+      rm = &op;
+    rescaled += op.kind == OpKind::Accum && op.operands.size() == 2;
+  }
+  ASSERT_NE(rm, nullptr);
+  EXPECT_EQ(rm->dim, 2);
+  EXPECT_EQ(rescaled, 2u);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Unary, (int32_t)UnaryKind::exp), 2u);
+  for (const UOp &op : b.ops)
+    if (op.kind == OpKind::Unary && op.unaryKind() == UnaryKind::exp) {
+      // exp(s − cur) and the rescale exp(prev − cur).
+      const UOp &arg = b.ops[b.values[op.operands[0]].def];
+      ASSERT_EQ(arg.kind, OpKind::Binary);
+      EXPECT_EQ(arg.binaryKind(), BinaryKind::sub);
+      EXPECT_EQ(arg.operands[1], rm->results[1]);
+    }
 }
 
 // QK-norm with keys stored head-dim-first (K is heads × d × keys): the key

@@ -286,15 +286,87 @@ TEST(SplitReduction, RowMaxPrefixSparesOnlySplitsOfTheSoftmaxRow) {
   CostFloorFn unit = [](const UGraph &, double) { return 1.0; };
   const double prefix = 10;
   Pattern overKeys{{heads}, keys}, overHeadDim{{heads}, headDim};
-  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, true, prefix, keys),
+  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, true, prefix, false, keys),
             2.0);
   EXPECT_EQ(
-      patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix, keys),
+      patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix, false,
+                       keys),
       11.0);
   // Where the row is not known, every one-iteration split is spared.
   EXPECT_EQ(
-      patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix, -1), 2.0);
+      patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix, false, -1), 2.0);
   // Without split launches, every launch pays the prefix.
-  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, false, prefix, keys),
+  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, false, prefix, false, keys),
             11.0);
+  // A looping one-kernel launch over the row may be in online-softmax form
+  // (a floor of 1); over the head dim it may not.
+  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, false, prefix,
+                             /*online=*/true, keys),
+            1.0);
+  EXPECT_EQ(patternCostFloor(overHeadDim, ic, sf->ref, unit, false, prefix,
+                             /*online=*/true, keys),
+            11.0);
+}
+
+// Online softmax's form (OnlineSoftmax.md, "Search"): a one-kernel instance
+// whose for-loop walks the keys gets a running max of the score row, its
+// exp shifted by cur and both sums rescaled by exp(prev − cur): one kernel,
+// no row-max kernel, verified against the reference as written in mode S.
+// Without a loop, or with a path from the exp to a sum that is not linear
+// in it, there is no such form.
+TEST(SplitReduction, OnlineSoftmaxIsOneFlashKernel) {
+  UGraph ref = stableGqaReference(2, 16, 8, 256);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  auto kernelOf = [&](UGraph block) {
+    UGraph k(Level::Kernel);
+    llvm::SmallVector<int32_t, 3> ins;
+    for (int32_t in : sf->ref.inputs)
+      ins.push_back(
+          k.addInput(sf->ref.values[in].shape, sf->ref.values[in].type));
+    k.markOutput(k.addCustom(ins, std::move(block)));
+    EXPECT_TRUE(k.error.empty()) << k.error;
+    return k;
+  };
+  std::optional<UGraph> flash =
+      onlineSoftmax(kernelOf(gqaOneKernelBlock(sf->ref, 2, 4)), *sf);
+  ASSERT_TRUE(flash);
+  ASSERT_EQ(flash->ops.size(), 1u); // one kernel, no row-max kernel
+  const UGraph &k = body(*flash, 0);
+  const UOp *rm = firstOf(k, OpKind::RunningMax);
+  ASSERT_NE(rm, nullptr);
+  EXPECT_EQ(rm->dim, 2);
+  unsigned rescaled = 0;
+  for (const UOp &op : k.ops)
+    rescaled += op.kind == OpKind::Accum && op.operands.size() == 2;
+  EXPECT_EQ(rescaled, 2u); // the exp-sum and P·V
+  VerificationResult vr = verifyAt64Bits(*flash, ref);
+  EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+  EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  EXPECT_NE(vr.message.find("mode S"), std::string::npos) << vr.message;
+
+  // One iteration: nothing to carry (stabilized or flash-decoding instead).
+  EXPECT_FALSE(onlineSoftmax(kernelOf(gqaOneKernelBlock(sf->ref, 2, 1)), *sf));
+  // exp² summed: each element carries e^{−2·cur}, which one rescale by
+  // exp(prev − cur) does not correct.
+  UGraph sq(Level::Block);
+  {
+    const UGraph &src = sf->ref;
+    sq.grid = {2, 2, 1};
+    sq.forloopRange = 4;
+    sq.target = "h100";
+    for (int32_t in : src.inputs)
+      sq.addInput(src.values[in].shape, src.values[in].type);
+    int32_t qt = sq.addInputIterator(sq.inputs[0], {0, 1, -1}, -1);
+    int32_t kt = sq.addInputIterator(sq.inputs[1], {0, -1, -1}, 2);
+    int32_t vt = sq.addInputIterator(sq.inputs[2], {0, -1, -1}, 1);
+    int32_t e = sq.addUnary(UnaryKind::exp, sq.addMatmul(qt, kt));
+    int32_t den = sq.addAccum(AccumKind::sum_last,
+                              sq.addBinary(BinaryKind::mul, e, e), -1, 0);
+    int32_t num = sq.addAccum(AccumKind::sum, sq.addMatmul(e, vt), -1, 0);
+    sq.markOutput(sq.addOutputSaver(sq.addBinary(BinaryKind::div, num, den),
+                                    {0, 1, -1}));
+    ASSERT_TRUE(sq.error.empty()) << sq.error;
+  }
+  EXPECT_FALSE(onlineSoftmax(kernelOf(std::move(sq)), *sf));
 }

@@ -125,6 +125,57 @@ TEST(Evaluator, RescaledAccumulator) {
   EXPECT_EQ(out[0].data[0], 7.0);
 }
 
+// running_max (RunningMaxRule.h): in iteration t, cur_t = max(prev_t,
+// rowmax(x_t)) and prev_t = cur_{t-1}, prev_0 = cur_0 = rowmax(x_0). Each
+// iteration's prev and cur are weighted by 10^t and summed, so the outputs
+// spell the whole sequence in decimal digits.
+TEST(Evaluator, RunningMaxCarriesItsStateAcrossIterations) {
+  UGraph b(Level::Block);
+  b.forloopRange = 4;
+  int32_t X = b.addInput({2, 8}, ElemType::F32);
+  int32_t W = b.addInput({1, 4}, ElemType::F32);
+  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
+  int32_t wt = b.addInputIterator(W, {-1, -1, -1}, 1);
+  int32_t prev = b.addRunningMax(xt, 1);
+  ASSERT_GE(prev, 0) << b.error;
+  EXPECT_EQ(b.values[prev].shape, (Shape{2, 1}));
+  EXPECT_EQ(b.values[prev + 1].shape, (Shape{2, 1}));
+  for (int32_t v : {prev, prev + 1})
+    b.markOutput(b.addOutputSaver(
+        b.addAccum(AccumKind::sum, b.addBinary(BinaryKind::mul, v, wt), -1, 0),
+        {-1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  Tensor<double> x({2, 8}, 0.0), w({1, 4}, 0.0);
+  // Row 0: tile maxima 3, 2, 5, 1; row 1: -1, -3, 0, 7.
+  x.data = {3, 1, 0, 2, 5, 4, 1, 1, -1, -2, -4, -3, 0, -5, 7, 6};
+  w.data = {1, 10, 100, 1000};
+  Float64Semantics sem;
+  Evaluator<Float64Semantics> eval(sem);
+  auto out = eval.runBlockGraph(b, {x, w});
+  // prev: 3, 3, 3, 5 and -1, -1, -1, 0; cur: 3, 3, 5, 5 and -1, -1, 0, 7.
+  EXPECT_EQ(out[0].data, (std::vector<double>{5333, -111}));
+  EXPECT_EQ(out[1].data, (std::vector<double>{5533, 6989}));
+}
+
+TEST(Evaluator, RunningMaxNeedsAnInLoopOperandAndADimInRange) {
+  UGraph b(Level::Block);
+  b.forloopRange = 2;
+  int32_t X = b.addInput({2, 8}, ElemType::F32);
+  EXPECT_LT(b.addRunningMax(X, 1), 0);
+  EXPECT_NE(b.error.find("in-loop value, not a device tensor"),
+            std::string::npos)
+      << b.error;
+  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
+  int32_t acc = b.addAccum(AccumKind::sum, xt, -1, 0);
+  EXPECT_LT(b.addRunningMax(acc, 1), 0);
+  EXPECT_NE(b.error.find("not an after-loop value"), std::string::npos)
+      << b.error;
+  EXPECT_LT(b.addRunningMax(xt, 2), 0);
+  EXPECT_NE(b.error.find("out of range"), std::string::npos) << b.error;
+  UGraph k(Level::Kernel);
+  EXPECT_LT(k.addRunningMax(k.addInput({2, 8}, ElemType::F32), 1), 0);
+}
+
 // The float64 matmul tile (Float64Semantics::dotTile) sums each output as a
 // left fold from 0.0 in ascending k: bit-identical to the plain triple loop,
 // for shapes with partial blocks of k (64) and of columns (groups of 8).

@@ -83,6 +83,7 @@ std::optional<UGraph> kernelGraphOf(OpKind k, UnaryKind unary = UnaryKind::exp,
   case OpKind::Accum:
   case OpKind::OutputSaver:
   case OpKind::ThreadGraph:
+  case OpKind::RunningMax:
     return std::nullopt;
   }
   EXPECT_GE(out, 0) << opKindName(k).str() << ": " << g.error;
@@ -402,6 +403,11 @@ TEST(OpKinds, EveryKindRoundTripsThroughMLIR) {
   int32_t tg = blk.addThreadGraph({xt}, std::move(t));
   int32_t acc = blk.addAccum(AccumKind::rms_last, tg, -1, 1, 1e-5);
   blk.markOutput(blk.addOutputSaver(acc, {-1, -1, -1}));
+  int32_t prev = blk.addRunningMax(xt, 1);
+  ASSERT_GE(prev, 0) << blk.error;
+  int32_t shift = blk.addBinary(BinaryKind::sub, prev, prev + 1);
+  int32_t mx = blk.addAccum(AccumKind::max, shift, -1, 0);
+  blk.markOutput(blk.addOutputSaver(mx, {-1, -1, -1}));
   ASSERT_GE(blk.outputs.back(), 0) << blk.error;
   ASSERT_GE(g.addCustom({x}, std::move(blk)), 0) << g.error;
   int32_t c = g.addConcat(n, b, 0);

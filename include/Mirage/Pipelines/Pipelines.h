@@ -73,6 +73,11 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "split-kernels",
       llvm::cl::desc("also rank split-K/split-KV kernel pairs"),
       llvm::cl::init(search::defaults::kSplitKernels)};
+  Option<bool> onlineSoftmax{
+      *this, "online-softmax",
+      llvm::cl::desc("also rank flash-attention kernels (a running max in "
+                     "the loop) for a stabilized softmax"),
+      llvm::cl::init(search::defaults::kOnlineSoftmax)};
   Option<bool> fusePrologues{
       *this, "fuse-prologues",
       llvm::cl::desc("apply rms_norms of graph inputs to their tiles"),

@@ -132,6 +132,10 @@ struct FusionSearchOptions {
   /// pair (its reduction split over the grid, partial results, a combining
   /// kernel) where it has one, and rank both (docs/Rationale/MultiKernel.md).
   bool splitKernels = defaults::kSplitKernels;
+  /// Also rank a stabilized softmax's one-kernel instances whose for-loop
+  /// walks the scores' rows as flash-attention kernels (a running max in
+  /// the loop; docs/Rationale/OnlineSoftmax.md).
+  bool onlineSoftmax = defaults::kOnlineSoftmax;
   /// Row normalisations of graph inputs applied to the input tiles before
   /// the enumeration where a pattern keeps their rows whole, free of
   /// maxBlockOps (docs/Rationale/FusionSearch.md, "Prologues").

@@ -65,6 +65,10 @@ inline constexpr bool kFusePrologues = true;
 /// enumeration per round; the others rebuild its graphs on their grids
 /// (docs/Rationale/FusionSearch.md, "One enumeration per loop class").
 inline constexpr bool kShareEnumerations = true;
+/// Rank a stabilized softmax's one-kernel instances whose for-loop walks the
+/// scores' rows also in online-softmax form: a running max in the loop, no
+/// row-max kernel (docs/Rationale/OnlineSoftmax.md).
+inline constexpr bool kOnlineSoftmax = true;
 /// Progress on stderr: on by default, first line once a search has run
 /// this long (short searches stay quiet), then one line every
 /// kProgressEverySeconds.

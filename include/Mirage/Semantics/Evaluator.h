@@ -56,6 +56,7 @@
 
 #include "Mirage/Semantics/AccumRules.h"
 #include "Mirage/Semantics/BlockSchedule.h"
+#include "Mirage/Semantics/RunningMaxRule.h"
 #include "Mirage/Semantics/ScalarFormulas.h"
 #include "Mirage/Semantics/Tensor.h"
 #include "Mirage/Semantics/UGraph.h"
@@ -442,6 +443,8 @@ private:
             if (it == 0)
               p.reset(numElements(b.values[op.results[0]].shape));
             matmulAccumulate(*at[op.operands[0]], *at[op.operands[1]], p);
+          } else if (op.kind == OpKind::RunningMax) {
+            runningMax(op, vals, it == 0);
           } else {
             runTensorOp(b, op, at, vals);
           }
@@ -553,6 +556,24 @@ private:
       for (int64_t i = 0; i < c.size(); ++i)
         state->data[i] = sem.add(state->data[i], c.data[i]);
       return;
+    }
+  }
+
+  /// One iteration of `prev, cur = running_max x dim d` (RunningMaxRule.h).
+  /// The state is cur's tile of the previous iteration, which `vals` keeps
+  /// (nothing else writes it), read before it is overwritten.
+  void runningMax(const UOp &op, std::vector<T> &vals, bool first) const {
+    T m = reduce(ReduceKind::max, vals[op.operands[0]], op.dim, 1);
+    T &prev = vals[op.results[0]];
+    T &cur = vals[op.results[1]];
+    if (first)
+      cur = T(m.shape, sem.zero());
+    prev = T(m.shape, sem.zero());
+    auto select = [](bool c, const V &a, const V &b) -> V { return c ? a : b; };
+    auto max = [&](const V &a, const V &b) { return sem.max(a, b); };
+    for (int64_t i = 0; i < m.size(); ++i) {
+      prev.data[i] = runningMaxPrev(select, first, m.data[i], cur.data[i]);
+      cur.data[i] = runningMaxCur(max, prev.data[i], m.data[i]);
     }
   }
 
@@ -889,6 +910,7 @@ private:
     case OpKind::Custom: // the kernel-graph loop runs its block graph
     case OpKind::InputIterator: // runBlock's stages: the loop's edges
     case OpKind::Accum:
+    case OpKind::RunningMax: // runBlock: its state spans the iterations
     case OpKind::OutputSaver:
       assert(false && "not a tensor operator");
       return;

@@ -151,6 +151,9 @@ constexpr OpKindFacts opKindFacts(OpKind k) {
   case OpKind::ThreadGraph:
     return {"thread_graph", Levels::Block, {1, -1}, perOutput, E::Yes, R::No,
             P::FromOperands, S::None, fields(FieldBody)};
+  case OpKind::RunningMax: // two results: prev, cur
+    return {"running_max", Levels::Block, {1, 1}, one, E::No, R::Yes,
+            P::InLoop, S::None, fields(FieldDim)};
   }
   return {nullptr, Levels::All, {0, -1}, one, E::No, R::No, P::FromOperands,
           S::None, fields(FieldNone)};

@@ -43,6 +43,9 @@ enum class OpKind : uint8_t {
   Accum,
   OutputSaver,
   ThreadGraph,
+  /// prev, cur = running_max x dim d (OnlineSoftmax.md): in-loop, the max
+  /// of dim d over this and every earlier iteration, and its previous value.
+  RunningMax,
 };
 llvm::StringRef opKindName(OpKind k);
 
@@ -53,7 +56,7 @@ struct UOp {
   /// Value ids. RmsNorm: x [, weight]; Accum: x [, rescale].
   llvm::SmallVector<int32_t, 4> operands;
   llvm::SmallVector<int32_t, 2> results;
-  int64_t dim = 0;     // Reduce, Concat
+  int64_t dim = 0;     // Reduce, Concat, RunningMax
   int64_t size = 1;    // Reduce: target size; Accum: size (0 = none given)
   double scalar = 0;   // Unary: the scalar of mul/add_scalar; RmsNorm and
                        // Accum rms_last: eps
@@ -115,6 +118,9 @@ struct UGraph {
   int32_t addAccum(AccumKind kind, int32_t x, int32_t rescale /* -1 */,
                    int64_t size /* 0: none */, double eps = 0);
   int32_t addOutputSaver(int32_t tile, AxisMap omap);
+  /// `prev, cur = running_max x dim d` over an in-loop tile: two results of
+  /// x's shape with dim d reduced to 1. Returns prev's id (cur is prev + 1).
+  int32_t addRunningMax(int32_t x, int64_t dim);
   /// Adds a thread graph over `operands`; `body` is a thread-level graph whose
   /// inputs correspond to the operands. Returns the first result id.
   int32_t addThreadGraph(llvm::ArrayRef<int32_t> operands, UGraph body);

@@ -54,6 +54,8 @@ public:
       return self->visitOutputSaver(op, args...);
     case OpKind::ThreadGraph:
       return self->visitThreadGraph(op, args...);
+    case OpKind::RunningMax:
+      return self->visitRunningMax(op, args...);
     }
     return self->visitInvalidUOp(op, args...);
   }
@@ -92,6 +94,7 @@ auto visitThreadOp(const UOp &op, UnaryFn &&unary, BinaryFn &&binary)
   case OpKind::Accum:
   case OpKind::OutputSaver:
   case OpKind::ThreadGraph:
+  case OpKind::RunningMax:
     break;
   }
   llvm::report_fatal_error(llvm::Twine("'") + opKindName(op.kind) +

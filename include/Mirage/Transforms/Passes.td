@@ -178,6 +178,11 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "also rank split-K/split-KV pairs (the found kernel with its "
            "reduction split over the grid, then a combining kernel; see "
            "docs/Rationale/MultiKernel.md)">,
+    Option<"onlineSoftmax", "online-softmax", "bool",
+           "::mirage::search::defaults::kOnlineSoftmax",
+           "also rank a stabilized softmax's one-kernel instances whose "
+           "for-loop walks the scores' rows as flash-attention kernels (a "
+           "running max in the loop; see docs/Rationale/OnlineSoftmax.md)">,
     Option<"fusePrologues", "fuse-prologues", "bool",
            "::mirage::search::defaults::kFusePrologues",
            "apply an rms_norm of a graph input to the input's tile in launch "

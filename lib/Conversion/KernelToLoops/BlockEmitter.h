@@ -8,6 +8,7 @@
 //   ElementwisePhases.cpp unary, binary, thread graphs, reduce, rms_norm, concat
 //   MatmulPhases.cpp      block matmuls (warp contracts or per-thread FMA)
 //   AccumPhases.cpp       accumulator start, combine and finish
+//   RunningMaxPhase.cpp   running_max's update in every iteration
 //   KernelEmitter.cpp     the kernel function and the driver over the stages
 //   KernelToLoops.cpp     the pass: graphs, host functions, the nested module
 //
@@ -79,6 +80,8 @@ struct BlockEmitter {
   bool emitAccumStart(const UOp &op);
   bool emitAccumCombine(const UOp &op);
   bool emitAccumFinish(const UOp &op);
+  /// One iteration of running_max `op` (RunningMaxRule.h).
+  bool emitRunningMax(const UOp &op);
 
   // Helpers shared by the phases.
   mlir::MLIRContext *ctx() { return b.getContext(); }

@@ -57,6 +57,7 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
     case OpKind::InputIterator:
     case OpKind::Accum:
     case OpKind::OutputSaver:
+    case OpKind::RunningMax:
       return; // not element-wise; the driver never sends these here
     }
   });

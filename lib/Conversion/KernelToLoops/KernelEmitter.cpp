@@ -38,6 +38,8 @@ static bool emitOperator(BlockEmitter &em, const UOp &op, int32_t into) {
     return em.emitRmsNorm(op);
   case OpKind::Concat:
     return em.emitConcat(op);
+  case OpKind::RunningMax:
+    return em.emitRunningMax(op);
   case OpKind::Custom:
   case OpKind::InputIterator:
   case OpKind::Accum:

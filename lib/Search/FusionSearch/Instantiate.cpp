@@ -99,8 +99,8 @@ static int64_t launchedBlocks(const UGraph &k) {
 std::vector<Instance> fusion::cheapestInstances(
     const Found &f, const Pattern &pat, const IndexClasses &classes,
     const UGraph &reference, const CostFn &cost, bool split,
-    InstanceCounts &counts, const ShiftFree *shift) {
-  Instance one, pair, local;
+    InstanceCounts &counts, const ShiftFree *shift, bool online) {
+  Instance one, pair, local, flash;
   pair.split = true;
   local.split = true;
   auto consider = [&](Instance &best, UGraph &g, bool stabilize = true) {
@@ -128,6 +128,13 @@ std::vector<Instance> fusion::cheapestInstances(
     if (!instantiate(f.block, reference, grid, loop, g))
       return;
     ++counts.instances;
+    // Flash attention: the loop walks the scores' rows, shifted by their
+    // running max (OnlineSoftmax.cpp); needs no row-max kernel.
+    if (shift && online && loop > 1)
+      if (std::optional<UGraph> o = onlineSoftmax(g, *shift)) {
+        ++counts.instances;
+        consider(flash, *o, /*stabilize=*/false);
+      }
     consider(one, g);
   });
   if (split) {
@@ -154,7 +161,7 @@ std::vector<Instance> fusion::cheapestInstances(
           });
   }
   std::vector<Instance> out;
-  for (Instance *inst : {&one, &pair, &local})
+  for (Instance *inst : {&one, &pair, &local, &flash})
     if (inst->valid())
       out.push_back(std::move(*inst));
   return out;
@@ -222,7 +229,8 @@ double fusion::patternCostFloor(const Pattern &pat,
                                 const IndexClasses &classes,
                                 const UGraph &reference,
                                 const CostFloorFn &floor, bool split,
-                                double rowMaxPrefix, int rowClass) {
+                                double rowMaxPrefix, bool online,
+                                int rowClass) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -232,8 +240,13 @@ double fusion::patternCostFloor(const Pattern &pat,
     UGraph b(Level::Block);
     b.grid = grid;
     b.forloopRange = loop;
+    // With a for-loop over the softmax row the instance may be in
+    // online-softmax form (onlineSoftmax), which has no row-max kernels.
+    const bool onlineForm = online && loop > 1 &&
+                            (rowClass < 0 || pat.loopClass == rowClass);
     if (addPatternIterators(b, pat, classes, reference))
-      least = std::min(least, rowMaxPrefix + floor(b, saved));
+      least = std::min(least,
+                       (onlineForm ? 0 : rowMaxPrefix) + floor(b, saved));
   });
   if (!split)
     return least;

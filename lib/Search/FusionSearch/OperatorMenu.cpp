@@ -86,6 +86,7 @@ fusion::operatorMenu(const UGraph &ref,
     case OpKind::Accum:
     case OpKind::OutputSaver:
     case OpKind::ThreadGraph:
+    case OpKind::RunningMax: // a construction on found graphs, not a menu item
       break;
     }
   }

@@ -53,6 +53,7 @@ static bool reducesSplitDim(const UOp &op, const UGraph &ref,
   case OpKind::Accum:
   case OpKind::OutputSaver:
   case OpKind::ThreadGraph:
+  case OpKind::RunningMax:
     return true;
   }
   return true;

@@ -46,9 +46,8 @@ std::optional<size_t> shiftOf(const UGraph &g, const UOp &op,
   return static_cast<size_t>(subIdx);
 }
 
-/// Grid axes 0..2, then the for-loop as axis 3.
-constexpr size_t kAxes = 4;
-using AxisDims = std::array<int64_t, kAxes>;
+constexpr size_t kAxes = kTileAxes;
+using AxisDims = TileAxisDims;
 
 /// The dims of a two-operand op's result per axis, from its operands'
 /// (`a`, `c`): `pick(da, dc)` per axis, nullopt where it refuses or where
@@ -70,11 +69,9 @@ std::optional<AxisDims> mergeOperands(const std::optional<AxisDims> &a,
   return m;
 }
 
-/// For every grid axis and the for-loop, the dim of block value `v` whose
-/// tiles it selects, or -1 when it leaves `v` whole; nullopt when one
-/// selects a part of a sum (a matmul's contraction, a reduced dim), so that
-/// `v` is not a tile of one tensor.
-std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
+} // namespace
+
+std::optional<AxisDims> fusion::partitionedDims(const UGraph &b, int32_t v) {
   std::vector<std::optional<AxisDims>> dims(b.values.size());
   for (const UOp &op : b.ops) {
     auto of = [&](size_t i) { return dims[op.operands[i]]; };
@@ -114,7 +111,9 @@ std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
         r = a;
       break;
     }
-    // Not on the path of an exp's argument in a found graph.
+    // Not on the path of an exp's argument in a found graph (a running max
+    // is put there only after stabilization, and spans the iterations).
+    case OpKind::RunningMax:
     case OpKind::Concat:
     case OpKind::Custom:
     case OpKind::OutputSaver:
@@ -126,6 +125,8 @@ std::optional<AxisDims> partitionedDims(const UGraph &b, int32_t v) {
   }
   return dims[v];
 }
+
+namespace {
 
 enum class ShiftOutcome { NoSuchExp, Shifted, Unshiftable };
 

@@ -12,6 +12,8 @@
 //   Transplant.cpp      a found graph rebuilt on another grid of its group
 //   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
 //   SplitReduction.cpp  a found block graph as a split kernel + combine
+//   Stabilize.cpp       the row max of a softmax put back into instances
+//   OnlineSoftmax.cpp   a one-kernel instance as a flash-attention kernel
 //   Progress.cpp        progress snapshots for the user
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +28,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -124,6 +127,15 @@ Prologues addPrologues(UGraph &b, const Pattern &pattern,
 
 //===--- Stabilize.cpp ----------------------------------------------------===//
 
+/// Grid axes 0..2, then the for-loop as axis 3.
+constexpr size_t kTileAxes = 4;
+using TileAxisDims = std::array<int64_t, kTileAxes>;
+/// For every grid axis and the for-loop, the dim of block value `v` whose
+/// tiles it selects, or -1 when it leaves `v` whole; nullopt when one
+/// selects a part of a sum (a matmul's contraction, a reduced dim), so that
+/// `v` is not a tile of one tensor.
+std::optional<TileAxisDims> partitionedDims(const UGraph &b, int32_t v);
+
 /// A reference whose softmax subtracts the row max, without the shifts
 /// (docs/Rationale/StableSoftmax.md).
 struct ShiftFree {
@@ -170,6 +182,19 @@ std::optional<UGraph> localizeSplitMax(const UGraph &pair,
 /// disagree or there is none.
 int softmaxRowClass(const UGraph &target, const IndexClasses &classes,
                     int64_t rowDim);
+
+//===--- OnlineSoftmax.cpp ------------------------------------------------===//
+
+/// Online softmax's form of a one-kernel instance `g` (instantiate) found
+/// for `shift.ref` whose for-loop walks the row dim of its exp's argument y
+/// (docs/Rationale/OnlineSoftmax.md, "Search"): `prev, cur = running_max y`
+/// in the loop, exp(y) → exp(y − cur), and every sum accumulator the exp
+/// reaches rescaled by exp(prev − cur). No row-max kernel and no second
+/// pass over the scores: one flash-attention kernel. Verified in mode S.
+/// nullopt where the instance has no such form (no loop, an exp that is not
+/// a tile of rows walked by the loop, a path from the exp to an accumulator
+/// that is not linear in it, an accumulator that is not a plain sum).
+std::optional<UGraph> onlineSoftmax(const UGraph &g, const ShiftFree &shift);
 
 //===--- Normalize.cpp ----------------------------------------------------===//
 
@@ -317,14 +342,16 @@ struct InstanceCounts {
 /// Rebuilds `found` at the real shapes for every grid extent and for-loop
 /// range its pattern allows (within the block and shared-memory limits) and
 /// returns the cheapest one-kernel instance and, if `split` and the graph
-/// has a split form, the cheapest split pair (invalid instances dropped).
+/// has a split form, the cheapest split pair, and if `online` the cheapest
+/// one-kernel instance in online-softmax form (invalid instances dropped).
 std::vector<Instance> cheapestInstances(const Found &found,
                                         const Pattern &pattern,
                                         const IndexClasses &classes,
                                         const UGraph &reference,
                                         const CostFn &cost, bool split,
                                         InstanceCounts &counts,
-                                        const ShiftFree *shift = nullptr);
+                                        const ShiftFree *shift = nullptr,
+                                        bool online = false);
 
 /// Calls `fn(grid, forloop)` for every real launch of `pattern`: powers of
 /// two dividing each class's extent, at most kMaxBlocks blocks.
@@ -343,13 +370,15 @@ void forEachSplitLaunch(
 /// included when `split` (infinity if none can be built). `rowMaxPrefix`
 /// is the cost of the row-max kernels every stabilized instance starts
 /// with; it is added to every launch but the split ones with a for-loop of
-/// one iteration over `rowClass` (the class of the softmax row the max
-/// reduces; -1: any class), which may be in flash-decoding form
-/// (localizeSplitMax) and do without them.
+/// one iteration, which may be in flash-decoding form (localizeSplitMax),
+/// and, if `online`, the one-kernel ones with a for-loop, which may be in
+/// online-softmax form (onlineSoftmax); those do without them. Both forms
+/// exist only where the for-loop (or split) walks `rowClass`, the class of
+/// the softmax row the max reduces (-1: any class).
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
                         const UGraph &reference, const CostFloorFn &floor,
                         bool split, double rowMaxPrefix = 0,
-                        int rowClass = -1);
+                        bool online = false, int rowClass = -1);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 

@@ -76,6 +76,7 @@ mlir::Value exportSharedOp(mlir::OpBuilder &b, mlir::Location loc,
   case OpKind::Accum:
   case OpKind::OutputSaver:
   case OpKind::ThreadGraph:
+  case OpKind::RunningMax:
     return mlir::Value();
   }
   return mlir::Value();

@@ -111,6 +111,30 @@ LogicalResult AccumOp::verify() {
            << getElementTypeOrSelf(getInput().getType()) << " of the operand";
   return success();
 }
+LogicalResult RunningMaxOp::verify() {
+  if (failed(verifyInsideBlockGraph(*this)))
+    return failure();
+  auto x = mirage::staticShapeOf(getInput().getType());
+  if (!x)
+    return emitOpError("operand must be a statically shaped tensor");
+  // I64Attr getters are unsigned; a negative dim reads as a huge one.
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= static_cast<int64_t>(x->size()))
+    return emitOpError("dim ") << dim << " out of range for rank "
+                               << x->size();
+  mirage::Shape want = *x;
+  want[dim] = 1;
+  auto r = mirage::staticShapeOf(getPrev().getType());
+  if (!r || *r != want)
+    return emitOpError("results must have the operand's shape with dim ")
+           << dim << " reduced to 1, " << mirage::shapeToString(want)
+           << ", not " << getPrev().getType();
+  // The in-loop rule (the operand is an iterator's tile, not an
+  // accumulator's result) is a phase fact: the block graph's import checks
+  // it (UGraph::addRunningMax) when the enclosing custom op is verified.
+  return success();
+}
+
 LogicalResult YieldOp::verify() { return verifyInsideBlockGraph(*this); }
 
 LogicalResult ThreadGraphOp::verifyRegions() {

@@ -138,6 +138,10 @@ FailureOr<UGraph> mirage::block::importBlockGraph(Operation *owner,
                                 a.getSize() ? (int64_t)*a.getSize() : 0,
                                 a.getEps().convertToDouble());
             })
+            .Case([&](RunningMaxOp r) {
+              return g.addRunningMax(get(r.getInput()),
+                                     static_cast<int64_t>(r.getDim()));
+            })
             .Case([&](OutputSaverOp s) {
               return g.addOutputSaver(get(s.getInput()), s.getAxisMap());
             })

@@ -217,6 +217,12 @@ struct Exporter : UOpVisitor<Exporter, SmallVector<Value, 2>> {
                 llvm::APFloat(op.scalar))
                 .getResult()};
   }
+  Results visitRunningMax(const UOp &op) {
+    auto r = block::RunningMaxOp::create(b, loc, resultType(op),
+                                         tensorType(*g, op.results[1]),
+                                         in(op, 0), op.dim);
+    return {r.getPrev(), r.getCur()};
+  }
   Results visitOutputSaver(const UOp &op) {
     return {block::OutputSaverOp::create(
                 b, loc, resultType(op), in(op, 0),

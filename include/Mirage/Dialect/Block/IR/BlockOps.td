@@ -143,6 +143,39 @@ def Block_AccumOp : Block_Op<"accum", [Pure, InferTypeOpAdaptor,
   let hasVerifier = 1;
 }
 
+def Block_RunningMaxOp : Block_Op<"running_max", [Pure,
+    AllTypesMatch<["prev", "cur"]>, AllElementTypesMatch<["input", "prev"]>]> {
+  let summary = "running max of one dim over the for-loop, and its previous value";
+  let description = [{
+    Online softmax's running max (docs/Rationale/OnlineSoftmax.md). In
+    for-loop iteration t, with m_t the max of the in-loop tile `input` along
+    `dim` (reduced to 1):
+
+    * `cur` = max(`prev`, m_t): the max over iterations 0..t;
+    * `prev` = `cur` of iteration t - 1, and m_0 in iteration 0 (so the first
+      rescale exp(prev - cur) is exp(0) = 1, with no -inf).
+
+    Both results are in-loop values of the input's shape with `dim` reduced
+    to 1. The rescale of a running sum and the shift of the tile are ordinary
+    ops: `exp(prev - cur)` as an accumulator's `rescale`, `exp(x - cur)` for
+    the tile.
+
+    ```mlir
+    %prev, %cur = mirage_block.running_max %s dim 1
+                  : tensor<16x64xf32> -> tensor<16x1xf32>
+    %d = mirage_block.binary sub %prev, %cur
+         : tensor<16x1xf32>, tensor<16x1xf32> -> tensor<16x1xf32>
+    %r = mirage_block.unary exp %d : tensor<16x1xf32>
+    ```
+  }];
+  let arguments = (ins Mirage_Tensor:$input, I64Attr:$dim);
+  let results = (outs Mirage_Tensor:$prev, Mirage_Tensor:$cur);
+  let assemblyFormat = [{
+    $input `dim` $dim attr-dict `:` type($input) `->` type($prev)
+  }];
+  let hasVerifier = 1;
+}
+
 def Block_OutputSaverOp : Block_Op<"output_saver", [Pure]> {
   let summary = "writes each block's tile of an output device tensor";
   let description = [{
