@@ -151,8 +151,11 @@ std::vector<Instance> fusion::cheapestInstances(
             ++counts.splitInstances;
             // Flash-decoding: each split shifted by its own row max, the
             // combine rescaling the splits (a for-loop of one iteration).
-            if (shift && loop == 1)
-              if (std::optional<UGraph> l = localizeSplitMax(g, *shift)) {
+            // With online softmax a looping split kernel too, by its
+            // running max.
+            if (shift && (loop == 1 || online))
+              if (std::optional<UGraph> l =
+                      localizeSplitMax(g, *shift, online)) {
                 ++counts.instances;
                 ++counts.splitInstances;
                 consider(local, *l, /*stabilize=*/false);
@@ -253,7 +256,8 @@ double fusion::patternCostFloor(const Pattern &pat,
   // reads is not counted: the partials' sizes depend on the graph, and a
   // floor must hold for every graph of the pattern). A stabilized pair
   // also pays the row-max kernels; one in flash-decoding form
-  // (localizeSplitMax: a split kernel of one iteration) does not.
+  // (localizeSplitMax: a split kernel of one iteration, or of any number
+  // with online softmax) does not.
   Pattern withSplit = pat;
   if (pat.loopClass >= 0)
     withSplit.gridClasses.push_back(pat.loopClass);
@@ -269,7 +273,7 @@ double fusion::patternCostFloor(const Pattern &pat,
                        UGraph combine(Level::Block);
                        combine.grid = grid;
                        double pair = floor(b, 0) + floor(combine, saved);
-                       bool flashDecoding = loop == 1;
+                       bool flashDecoding = loop == 1 || online;
                        least = std::min(least, flashDecoding
                                                    ? pair
                                                    : rowMaxPrefix + pair);
