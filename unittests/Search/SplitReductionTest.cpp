@@ -277,6 +277,9 @@ TEST(SplitReduction, LoopingSplitWithARunningMaxVerifiesInModeS) {
   UGraph looping;
   ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, /*splits=*/4,
                                /*forloop=*/4, looping));
+  // Not the one-kernel form: a grid axis splits the row, so no block sees
+  // a whole row over its iterations.
+  EXPECT_FALSE(onlineSoftmax(looping, *sf));
   std::optional<UGraph> local = localizeSplitMax(looping, *sf, true);
   ASSERT_TRUE(local);
   ASSERT_EQ(local->ops.size(), 2u); // no row-max kernel
