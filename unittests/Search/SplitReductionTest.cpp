@@ -256,7 +256,8 @@ TEST(SplitReduction, LocalMaximaSplitVerifiesInModeS) {
   EXPECT_LE(vr.log2Bound, -64) << vr.message;
   EXPECT_NE(vr.message.find("mode S"), std::string::npos) << vr.message;
 
-  // A looping split kernel would shift each iteration by another max.
+  // A looping split kernel would shift each iteration by another max;
+  // with online softmax it shifts by its running max instead (next test).
   UGraph looping;
   ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, 8, 2, looping));
   EXPECT_FALSE(localizeSplitMax(looping, *sf));
@@ -306,6 +307,51 @@ TEST(SplitReduction, RowMaxPrefixSparesOnlySplitsOfTheSoftmaxRow) {
   EXPECT_EQ(patternCostFloor(overHeadDim, ic, sf->ref, unit, false, prefix,
                              /*online=*/true, keys),
             11.0);
+  // With online softmax a looping split over the row is spared too, one
+  // over the head dim still is not.
+  EXPECT_EQ(patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix,
+                             /*online=*/true, keys),
+            11.0);
+}
+
+// With online softmax (OnlineSoftmax.md) a split kernel that loops over its
+// part of the keys keeps a running max, rescales its sums by exp(prev −
+// cur) and saves its last cur beside the partials; the combine is
+// flash-decoding's. Verified in mode S against the reference as written.
+TEST(SplitReduction, LoopingSplitWithARunningMaxVerifiesInModeS) {
+  UGraph ref = stableGqaReference(2, 16, 8, 256);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  UGraph one = gqaOneKernelBlock(sf->ref, 1, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph looping;
+  ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, /*splits=*/4,
+                               /*forloop=*/4, looping));
+  // Not the one-kernel form: a grid axis splits the row, so no block sees
+  // a whole row over its iterations.
+  EXPECT_FALSE(onlineSoftmax(looping, *sf));
+  std::optional<UGraph> local = localizeSplitMax(looping, *sf, true);
+  ASSERT_TRUE(local);
+  ASSERT_EQ(local->ops.size(), 2u); // no row-max kernel
+  const UGraph &k1 = body(*local, 0);
+  EXPECT_EQ(k1.forloopRange, 4);
+  const UOp *rm = firstOf(k1, OpKind::RunningMax);
+  ASSERT_NE(rm, nullptr);
+  // The two sums rescaled by exp(prev − cur), and the last cur kept for
+  // the combine (a sum rescaled by zero: the state is the last cur).
+  unsigned rescaled = 0, kept = 0;
+  for (const UOp &op : k1.ops)
+    if (op.kind == OpKind::Accum && op.operands.size() == 2) {
+      ++rescaled;
+      kept += op.operands[0] == rm->results[1];
+    }
+  EXPECT_EQ(rescaled, 3u);
+  EXPECT_EQ(kept, 1u);
+  VerificationResult vr = verifyAt64Bits(*local, ref);
+  EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+  EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  EXPECT_NE(vr.message.find("mode S"), std::string::npos) << vr.message;
 }
 
 // Online softmax's form (OnlineSoftmax.md, "Search"): a one-kernel instance

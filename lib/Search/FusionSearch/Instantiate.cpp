@@ -151,8 +151,11 @@ std::vector<Instance> fusion::cheapestInstances(
             ++counts.splitInstances;
             // Flash-decoding: each split shifted by its own row max, the
             // combine rescaling the splits (a for-loop of one iteration).
-            if (shift && loop == 1)
-              if (std::optional<UGraph> l = localizeSplitMax(g, *shift)) {
+            // With online softmax a looping split kernel too, by its
+            // running max.
+            if (shift && (loop == 1 || online))
+              if (std::optional<UGraph> l =
+                      localizeSplitMax(g, *shift, online)) {
                 ++counts.instances;
                 ++counts.splitInstances;
                 consider(local, *l, /*stabilize=*/false);
@@ -255,11 +258,11 @@ double fusion::patternCostFloor(const Pattern &pat,
   // combining kernel on the other axes that writes the outputs (what it
   // reads is not counted: the partials' sizes depend on the graph, and a
   // floor must hold for every graph of the pattern). A stabilized pair
-  // also pays the row-max kernels; one in flash-decoding form does not,
-  // and localizeSplitMax builds that form only for a split kernel of one
-  // iteration whose split axis walks the softmax row (`rowClass`; -1: not
-  // known, any class): its exp runs in the split kernel, on a tile of each
-  // row.
+  // also pays the row-max kernels; one in flash-decoding form does not:
+  // localizeSplitMax builds it for a split kernel of one iteration, or of
+  // any number with online softmax, whose split axis walks the softmax row
+  // (`rowClass`; -1: not known, any class), since its exp runs in the split
+  // kernel on a tile of each row.
   Pattern withSplit = pat;
   if (pat.loopClass >= 0)
     withSplit.gridClasses.push_back(pat.loopClass);
@@ -276,7 +279,7 @@ double fusion::patternCostFloor(const Pattern &pat,
                        combine.grid = grid;
                        double pair = floor(b, 0) + floor(combine, saved);
                        bool flashDecoding =
-                           loop == 1 &&
+                           (loop == 1 || online) &&
                            (rowClass < 0 || pat.loopClass == rowClass);
                        least = std::min(least, flashDecoding
                                                    ? pair

@@ -89,6 +89,35 @@ bool linearInTheExp(const UGraph &b, const UOp &op,
   return false;
 }
 
+} // namespace
+
+std::optional<std::vector<bool>>
+fusion::rescaledAccumulators(const UGraph &b, int64_t expIdx, int64_t d) {
+  // What the exp reaches in the loop, and whether each step keeps it linear.
+  std::vector<bool> dep(b.values.size(), false);
+  dep[b.ops[expIdx].results[0]] = true;
+  std::vector<bool> rescale(b.ops.size(), false);
+  for (size_t i = expIdx + 1; i < b.ops.size(); ++i) {
+    const UOp &op = b.ops[i];
+    bool any = false;
+    for (int32_t o : op.operands)
+      any |= dep[o];
+    if (!any)
+      continue;
+    if (!linearInTheExp(b, op, dep, d))
+      return std::nullopt;
+    if (op.kind == OpKind::Accum) {
+      rescale[i] = true; // its result is after the loop: the path ends
+      continue;
+    }
+    for (int32_t r : op.results)
+      dep[r] = true;
+  }
+  return rescale;
+}
+
+namespace {
+
 /// Block graph `b` in online-softmax form, or nullopt; `b` unchanged (and
 /// `changed` false) when it has no exp.
 std::optional<UGraph> onlineBlock(const UGraph &b, int64_t d, bool &changed) {
@@ -117,26 +146,11 @@ std::optional<UGraph> onlineBlock(const UGraph &b, int64_t d, bool &changed) {
     if (b.grid[ax] > 1 && (*axes)[ax] == d)
       return std::nullopt;
 
-  // What the exp reaches in the loop, and whether each step keeps it linear.
-  std::vector<bool> dep(b.values.size(), false);
-  dep[b.ops[expIdx].results[0]] = true;
-  std::vector<bool> rescale(b.ops.size(), false);
-  for (size_t i = expIdx + 1; i < b.ops.size(); ++i) {
-    const UOp &op = b.ops[i];
-    bool any = false;
-    for (int32_t o : op.operands)
-      any |= dep[o];
-    if (!any)
-      continue;
-    if (!linearInTheExp(b, op, dep, d))
-      return std::nullopt;
-    if (op.kind == OpKind::Accum) {
-      rescale[i] = true; // its result is after the loop: the path ends
-      continue;
-    }
-    for (int32_t r : op.results)
-      dep[r] = true;
-  }
+  std::optional<std::vector<bool>> toRescale =
+      rescaledAccumulators(b, expIdx, d);
+  if (!toRescale)
+    return std::nullopt;
+  const std::vector<bool> &rescale = *toRescale;
 
   UGraph s(Level::Block);
   s.grid = b.grid;

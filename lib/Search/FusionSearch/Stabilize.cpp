@@ -370,7 +370,8 @@ std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
 }
 
 std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
-                                               const ShiftFree &shift) {
+                                               const ShiftFree &shift,
+                                               bool online) {
   // The pair as instantiateSplit builds it: custom 1 over the inputs, then
   // custom 2 over custom 1's results.
   if (pair.ops.size() != 2 || pair.ops[0].kind != OpKind::Custom ||
@@ -379,8 +380,11 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   const UGraph &b1 = pair.bodies[pair.ops[0].body];
   const UGraph &b2 = pair.bodies[pair.ops[1].body];
   const int64_t d = shift.rowDim;
-  if (b1.forloopRange != 1)
-    return std::nullopt; // every iteration would have its own max
+  // A loop: every iteration would have its own max, unless the max runs
+  // (OnlineSoftmax.md).
+  const bool loops = b1.forloopRange != 1;
+  if (loops && !online)
+    return std::nullopt;
 
   // The exp of kernel 1 and the dims of its argument per grid axis.
   int64_t expIdx = -1;
@@ -400,6 +404,16 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   std::optional<AxisDims> axes = partitionedDims(b1, y);
   if (!axes || d < 0 || d >= rank)
     return std::nullopt;
+  // A looping split walks its part of the row; its sums that the exp
+  // reaches take the running max's rescale.
+  std::optional<std::vector<bool>> rescale;
+  if (loops) {
+    if ((*axes)[3] != d)
+      return std::nullopt;
+    rescale = rescaledAccumulators(b1, expIdx, d);
+    if (!rescale)
+      return std::nullopt;
+  }
   // The split axis selects the row dim d of the scores; the rows' dim R is
   // whole in every block (the query rows of a group together), and the
   // splits are stacked along it: split s holds rows [s·r, (s+1)·r) of
@@ -443,16 +457,23 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   // along the rows, and the maxima are saved the same way.
   UGraph k1(Level::Block);
   k1.grid = b1.grid;
-  k1.forloopRange = 1;
+  k1.forloopRange = b1.forloopRange;
   k1.target = b1.target;
   std::vector<int32_t> map(b1.values.size(), -1);
   for (int32_t in : b1.inputs)
     map[in] = k1.addInput(b1.values[in].shape, b1.values[in].type);
-  int32_t localMax = -1;
+  int32_t localMax = -1, r = -1, prev = -1;
   for (int64_t i = 0; i < static_cast<int64_t>(b1.ops.size()); ++i) {
     const UOp &op = b1.ops[i];
     if (i == expIdx) {
-      localMax = k1.addReduce(ReduceKind::max, map[y], d);
+      // One iteration: the tile's row max; a loop: the running max (cur),
+      // whose last value is the split's row max.
+      if (loops) {
+        prev = k1.addRunningMax(map[y], d);
+        localMax = prev < 0 ? -1 : prev + 1;
+      } else {
+        localMax = k1.addReduce(ReduceKind::max, map[y], d);
+      }
       int32_t diff = localMax < 0
                          ? -1
                          : k1.addBinary(BinaryKind::sub, map[y], localMax);
@@ -460,6 +481,20 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
       if (e < 0)
         return std::nullopt;
       map[op.results[0]] = e;
+      if (loops) {
+        r = k1.addUnary(UnaryKind::exp,
+                        k1.addBinary(BinaryKind::sub, prev, localMax));
+        if (r < 0)
+          return std::nullopt;
+      }
+      continue;
+    }
+    if (rescale && (*rescale)[i]) {
+      int32_t a = k1.addAccum(op.accumKind(), map[op.operands[0]], r,
+                              op.size, op.scalar);
+      if (a < 0)
+        return std::nullopt;
+      map[op.results[0]] = a;
       continue;
     }
     if (op.kind == OpKind::OutputSaver) {
@@ -484,9 +519,18 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
     if (b1.grid[ax] > 1)
       maxMap[ax] = (*axes)[ax];
   std::optional<AxisMap> maxOmap = stacked(maxMap);
-  // Savers take after-loop tiles: the max through an accumulator of the
-  // one iteration.
-  int32_t kept = maxOmap ? k1.addAccum(AccumKind::max, localMax, -1, 0) : -1;
+  // Savers take after-loop tiles: the max through an accumulator. Of the
+  // one iteration: a max. Of a loop: the last cur, the value the partials
+  // are shifted by, as a sum whose state is multiplied by zero (prev − prev,
+  // exactly 0 in every domain) in every iteration. A max of the curs equals
+  // it over the reals but is another oracle value in the field, where the
+  // shifts would then not cancel.
+  int32_t kept = -1;
+  if (maxOmap && !loops)
+    kept = k1.addAccum(AccumKind::max, localMax, -1, 0);
+  if (maxOmap && loops)
+    kept = k1.addAccum(AccumKind::sum, localMax,
+                       k1.addBinary(BinaryKind::sub, prev, prev), 0);
   int32_t maxSaver = kept < 0 ? -1 : k1.addOutputSaver(kept, *maxOmap);
   if (maxSaver < 0)
     return std::nullopt;

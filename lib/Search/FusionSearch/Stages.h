@@ -170,10 +170,15 @@ UGraph rowMaxGraph(const ShiftFree &shift);
 /// saved maxima and scales every partial of split b by exp(m_b − M) before
 /// summing it. No scores kernel, no row-max kernel: K and V are read once.
 /// Verified in mode S (Verification.md §2a), since the maxima are not the
-/// reference's. nullopt where the pair has no such form (a for-loop of more
-/// than one iteration, an exp that is not a tile's row, a max partial).
+/// reference's. With `online`, kernel 1 may loop over its split (the loop
+/// walking the row dim): it then shifts by its running max, rescales its
+/// sums by exp(prev − cur) (rescaledAccumulators) and saves the last cur.
+/// nullopt where the pair has no such form (a for-loop of more than one
+/// iteration without `online`, an exp that is not a tile's row, a max
+/// partial).
 std::optional<UGraph> localizeSplitMax(const UGraph &pair,
-                                       const ShiftFree &shift);
+                                       const ShiftFree &shift,
+                                       bool online = false);
 
 /// The index class of dim `rowDim` of the operands of `target`'s exps: the
 /// softmax row that a shift-free reference's row max reduced (`target` is
@@ -195,6 +200,13 @@ int softmaxRowClass(const UGraph &target, const IndexClasses &classes,
 /// a tile of rows walked by the loop, a path from the exp to an accumulator
 /// that is not linear in it, an accumulator that is not a plain sum).
 std::optional<UGraph> onlineSoftmax(const UGraph &g, const ShiftFree &shift);
+/// Per op of block graph `b`: whether it is an accumulator that the in-loop
+/// exp op `expIdx` reaches and that must take the rescale exp(prev − cur)
+/// when the exp is shifted by the running max of dim `d`; nullopt when some
+/// path from the exp to an accumulator is not linear in it or does not keep
+/// its rows, or the accumulator is not a plain sum (see onlineSoftmax).
+std::optional<std::vector<bool>>
+rescaledAccumulators(const UGraph &b, int64_t expIdx, int64_t d);
 
 //===--- Normalize.cpp ----------------------------------------------------===//
 
@@ -371,8 +383,9 @@ void forEachSplitLaunch(
 /// is the cost of the row-max kernels every stabilized instance starts
 /// with; it is added to every launch but the split ones with a for-loop of
 /// one iteration, which may be in flash-decoding form (localizeSplitMax),
-/// and, if `online`, the one-kernel ones with a for-loop, which may be in
-/// online-softmax form (onlineSoftmax); those do without them. Both forms
+/// and, if `online`, the one-kernel ones with a for-loop and every split
+/// one, which may be in online-softmax form (onlineSoftmax, or
+/// localizeSplitMax with a running max); those do without them. These forms
 /// exist only where the for-loop (or split) walks `rowClass`, the class of
 /// the softmax row the max reduces (-1: any class).
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
