@@ -12,6 +12,8 @@
 
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/Evaluator.h"
+#include "Mirage/Semantics/FloatSemantics.h"
 
 #include "TestGraphs.h"
 
@@ -231,15 +233,16 @@ TEST(SplitReduction, LocalMaximaSplitVerifiesInModeS) {
   ASSERT_TRUE(local);
   ASSERT_EQ(local->ops.size(), 2u); // two kernels, no row-max kernel
   const UGraph &k1 = body(*local, 0), &k2 = body(*local, 1);
-  // Kernel 1: its own row max before the exp, saved with the partials; the
-  // 8 splits stacked along the 16 rows.
+  // Kernel 1: its own row max before the exp (a running max of its one
+  // iteration, floored at a finite value), saved with the partials; the 8
+  // splits stacked along the 16 rows.
   EXPECT_EQ(local->ops[0].results.size(), 3u);
   EXPECT_EQ(local->value(local->ops[0].results[0]).shape, (Shape{2, 128, 1}));
   EXPECT_EQ(local->value(local->ops[0].results[1]).shape, (Shape{2, 128, 8}));
   EXPECT_EQ(local->value(local->ops[0].results[2]).shape, (Shape{2, 128, 1}));
-  const UOp *max1 = firstOf(k1, OpKind::Reduce);
+  const UOp *max1 = firstOf(k1, OpKind::RunningMax);
   ASSERT_NE(max1, nullptr);
-  EXPECT_EQ(max1->reduceKind(), ReduceKind::max);
+  EXPECT_EQ(max1->dim, 2);
   // Kernel 2: one iteration over all splits: the max of the maxima, two
   // rescaled partials, each folded over the splits.
   EXPECT_EQ(k2.forloopRange, 1);
@@ -415,4 +418,88 @@ TEST(SplitReduction, OnlineSoftmaxIsOneFlashKernel) {
     ASSERT_TRUE(sq.error.empty()) << sq.error;
   }
   EXPECT_FALSE(onlineSoftmax(kernelOf(std::move(sq)), *sf));
+}
+
+namespace {
+/// stableGqaReference with an attention mask over the keys added to the
+/// scores before the row max, as exported models pass it.
+UGraph maskedGqaReference(int64_t heads, int64_t rows, int64_t d,
+                          int64_t keys) {
+  UGraph g(Level::Kernel);
+  int32_t q = g.addInput({heads, rows, d}, ElemType::F16);
+  int32_t mask = g.addInput({1, 1, keys}, ElemType::F16);
+  int32_t k = g.addInput({heads, d, keys}, ElemType::F16);
+  int32_t v = g.addInput({heads, keys, d}, ElemType::F16);
+  int32_t s = g.addBinary(BinaryKind::add, g.addMatmul(q, k), mask);
+  int32_t m = g.addReduce(ReduceKind::max, s, 2);
+  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
+  int32_t den = g.addReduce(ReduceKind::sum, e, 2);
+  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::div, e, den), v));
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+} // namespace
+
+// A mask of −∞ over a whole split (padding, or the keys a causal mask
+// hides): the reference is finite wherever a row has a visible key, and
+// so must flash-decoding be. A split whose keys are all masked has the
+// row max −∞ and would shift its exps by it (exp(−∞ + ∞) = NaN) unless
+// the local max is kept finite.
+TEST(SplitReduction, FlashDecodingIsFiniteWhereASplitIsAllMasked) {
+  const int64_t heads = 2, rows = 4, d = 8, keys = 64;
+  UGraph ref = maskedGqaReference(heads, rows, d, keys);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  // The one-kernel form over the keys, with the mask tile added.
+  UGraph b(Level::Block);
+  b.grid = {heads, 1, 1};
+  b.forloopRange = 2;
+  b.target = "h100";
+  for (int32_t in : sf->ref.inputs)
+    b.addInput(sf->ref.values[in].shape, sf->ref.values[in].type);
+  int32_t qt = b.addInputIterator(b.inputs[0], {0, -1, -1}, -1);
+  int32_t mt = b.addInputIterator(b.inputs[1], {-1, -1, -1}, 2);
+  int32_t kt = b.addInputIterator(b.inputs[2], {0, -1, -1}, 2);
+  int32_t vt = b.addInputIterator(b.inputs[3], {0, -1, -1}, 1);
+  int32_t e = b.addUnary(UnaryKind::exp,
+                         b.addBinary(BinaryKind::add, b.addMatmul(qt, kt), mt));
+  int32_t den = b.addAccum(AccumKind::sum_last, e, -1, 0);
+  int32_t num = b.addAccum(AccumKind::sum, b.addMatmul(e, vt), -1, 0);
+  b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, num, den),
+                                {0, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  SplitPlan plan = planSplit(b, Pattern{{0}, 3});
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph pair;
+  ASSERT_TRUE(instantiateSplit(b, plan, sf->ref, {heads, 1, 1}, /*splits=*/4,
+                               /*forloop=*/1, pair));
+  std::optional<UGraph> local = localizeSplitMax(pair, *sf);
+  ASSERT_TRUE(local);
+
+  // Keys 0..15 (the first split) masked for every row, the rest visible.
+  std::vector<Tensor<double>> ins;
+  uint64_t x = 12345;
+  auto next = [&] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return double(int64_t(x >> 11) % 2001 - 1000) / 1000.0;
+  };
+  for (int32_t in : ref.inputs) {
+    Tensor<double> t(ref.values[in].shape, 0.0);
+    for (double &v : t.data)
+      v = next();
+    ins.push_back(std::move(t));
+  }
+  for (int64_t k = 0; k < keys; ++k)
+    ins[1].data[k] = k < keys / 4 ? -std::numeric_limits<double>::infinity()
+                                  : 0.0;
+  Float64Semantics sem;
+  Evaluator<Float64Semantics> eval(sem, 1);
+  std::vector<Tensor<double>> want = eval.run(ref, ins);
+  std::vector<Tensor<double>> got = eval.run(*local, ins);
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t i = 0; i < want[0].size(); ++i) {
+    ASSERT_TRUE(std::isfinite(want[0].data[i]));
+    EXPECT_NEAR(got[0].data[i], want[0].data[i], 1e-9) << "element " << i;
+  }
 }

@@ -444,7 +444,7 @@ private:
               p.reset(numElements(b.values[op.results[0]].shape));
             matmulAccumulate(*at[op.operands[0]], *at[op.operands[1]], p);
           } else if (op.kind == OpKind::RunningMax) {
-            runningMax(op, vals, it == 0);
+            runningMax(b, op, vals, it == 0);
           } else {
             runTensorOp(b, op, at, vals);
           }
@@ -562,8 +562,12 @@ private:
   /// One iteration of `prev, cur = running_max x dim d` (RunningMaxRule.h).
   /// The state is cur's tile of the previous iteration, which `vals` keeps
   /// (nothing else writes it), read before it is overwritten.
-  void runningMax(const UOp &op, std::vector<T> &vals, bool first) const {
+  void runningMax(const UGraph &b, const UOp &op, std::vector<T> &vals,
+                  bool first) const {
     T m = reduce(ReduceKind::max, vals[op.operands[0]], op.dim, 1);
+    const bool f64Graph = llvm::any_of(
+        b.values, [](const UValue &v) { return v.type == ElemType::F64; });
+    const V floor = sem.fromDouble(runningMaxFloor(f64Graph));
     T &prev = vals[op.results[0]];
     T &cur = vals[op.results[1]];
     if (first)
@@ -572,8 +576,9 @@ private:
     auto select = [](bool c, const V &a, const V &b) -> V { return c ? a : b; };
     auto max = [&](const V &a, const V &b) { return sem.max(a, b); };
     for (int64_t i = 0; i < m.size(); ++i) {
-      prev.data[i] = runningMaxPrev(select, first, m.data[i], cur.data[i]);
-      cur.data[i] = runningMaxCur(max, prev.data[i], m.data[i]);
+      const V row = runningMaxRow(max, m.data[i], floor);
+      prev.data[i] = runningMaxPrev(select, first, row, cur.data[i]);
+      cur.data[i] = runningMaxCur(max, prev.data[i], row);
     }
   }
 

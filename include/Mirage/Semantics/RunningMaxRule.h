@@ -8,6 +8,13 @@
 //          = cur_{t-1}   otherwise      exp(prev_0 - cur_0) is exp(0) = 1)
 //   cur_t  = max(prev_t, m_t)
 //
+// where m_t is floored at the lowest finite value of the state's type
+// (runningMaxRow): a row whose tile is all −∞ (keys a mask hides in this
+// iteration, or in this whole split) has m_t = −∞, and exp(x − m_t) would be
+// exp(−∞ + ∞) = NaN where the reference, whose row has a visible key, is
+// finite. With the floor its exps are exp(−∞ − lowest) = 0, every rescale
+// exp(prev − cur) is finite, and a row with a finite element is unchanged.
+//
 // At t = 0, cur_0 = max(m_0, m_0) = m_0 in every domain (the finite field
 // keys max on the unordered pair and has max(x, x) = x), so one formula
 // serves both cases. Both results are read in the iteration that wrote them,
@@ -18,7 +25,26 @@
 #ifndef MIRAGE_SEMANTICS_RUNNINGMAXRULE_H
 #define MIRAGE_SEMANTICS_RUNNINGMAXRULE_H
 
+#include "Mirage/Semantics/UGraph.h"
+
+#include <limits>
+
 namespace mirage {
+
+/// The least value the state takes: the lowest finite value of the type
+/// the state is kept in (f64 in an f64 graph, f32 otherwise; the loop
+/// lowering's compute type).
+inline double runningMaxFloor(bool f64Graph) {
+  return f64Graph ? -std::numeric_limits<double>::max()
+                  : -double(std::numeric_limits<float>::max());
+}
+
+/// m_t as the state folds it: this iteration's row max, never below `floor`
+/// (runningMaxFloor).
+template <class V, class Max>
+V runningMaxRow(Max &&max, const V &rowMax, const V &floor) {
+  return max(rowMax, floor);
+}
 
 /// prev_t of one element: this iteration's row max in the first iteration,
 /// the previous cur otherwise. `Select` is a domain's choice (a C++

@@ -46,9 +46,14 @@ bool BlockEmitter::emitRunningMax(const UOp &op) {
         auto max = [&](Value a, Value b) {
           return (Value)arith::MaximumFOp::create(ob, loc, a, b);
         };
+        FloatType ft = cast<FloatType>(rowMax.getType());
+        Value floor = arith::ConstantOp::create(
+            ob, loc,
+            ob.getFloatAttr(ft, runningMaxFloor(ft.getWidth() == 64)));
+        Value row = runningMaxRow(max, rowMax, floor);
         Value prev =
-            runningMaxPrev(select, isFirst, rowMax, load(ob, curV, idx));
-        Value cur = runningMaxCur(max, prev, rowMax);
+            runningMaxPrev(select, isFirst, row, load(ob, curV, idx));
+        Value cur = runningMaxCur(max, prev, row);
         store(ob, prev, prevV, idx);
         store(ob, cur, curV, idx);
       });

@@ -466,14 +466,13 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   for (int64_t i = 0; i < static_cast<int64_t>(b1.ops.size()); ++i) {
     const UOp &op = b1.ops[i];
     if (i == expIdx) {
-      // One iteration: the tile's row max; a loop: the running max (cur),
-      // whose last value is the split's row max.
-      if (loops) {
-        prev = k1.addRunningMax(map[y], d);
-        localMax = prev < 0 ? -1 : prev + 1;
-      } else {
-        localMax = k1.addReduce(ReduceKind::max, map[y], d);
-      }
+      // The running max (cur), whose last value is the split's row max;
+      // of one iteration, the tile's row max. Not a plain reduce max: a
+      // split whose keys are all masked (−∞) has the row max −∞, and the
+      // running max floors it at a finite value (RunningMaxRule.h), so its
+      // exps are 0 instead of exp(−∞ + ∞) = NaN.
+      prev = k1.addRunningMax(map[y], d);
+      localMax = prev < 0 ? -1 : prev + 1;
       int32_t diff = localMax < 0
                          ? -1
                          : k1.addBinary(BinaryKind::sub, map[y], localMax);
