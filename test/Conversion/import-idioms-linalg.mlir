@@ -460,3 +460,81 @@ func.func @layernorm_f64_variance(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   } -> tensor<2x4x8xf32>
   return %y : tensor<2x4x8xf32>
 }
+
+// -----
+
+// aten.max.dim in an f16 program: torch-mlir fills the running max with
+// f16's lowest finite value, -65504 (not -inf, not below -1e30). It is
+// neutral except on an all -inf row, as -inf itself: reduce max.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#kd = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @max_dim_f16
+// CHECK: mirage_kernel.graph
+// CHECK: mirage_kernel.reduce max %{{.*}} dim 1 : tensor<4x8xf16> -> tensor<4x1xf16>
+// CHECK: mirage_kernel.binary sub
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @max_dim_f16(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %c0_i64 = arith.constant 0 : i64
+  %lowest = arith.constant -6.550400e+04 : f16
+  %ei = tensor.empty() : tensor<4x1xi64>
+  %fi = linalg.fill ins(%c0_i64 : i64) outs(%ei : tensor<4x1xi64>) -> tensor<4x1xi64>
+  %e1 = tensor.empty() : tensor<4x1xf16>
+  %fm = linalg.fill ins(%lowest : f16) outs(%e1 : tensor<4x1xf16>) -> tensor<4x1xf16>
+  %m:2 = linalg.generic {indexing_maps = [#id, #kd, #kd], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf16>) outs(%fm, %fi : tensor<4x1xf16>, tensor<4x1xi64>) {
+  ^bb0(%in: f16, %out: f16, %out_0: i64):
+    %0 = linalg.index 1 : index
+    %1 = arith.index_cast %0 : index to i64
+    %2 = arith.maximumf %in, %out : f16
+    %3 = arith.cmpf ogt, %in, %out : f16
+    %4 = arith.select %3, %1, %out_0 : i64
+    linalg.yield %2, %4 : f16, i64
+  } -> (tensor<4x1xf16>, tensor<4x1xi64>)
+  %e = tensor.empty() : tensor<4x8xf16>
+  %y = linalg.generic {indexing_maps = [#id, #kd, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m#0 : tensor<4x8xf16>, tensor<4x1xf16>) outs(%e : tensor<4x8xf16>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f16):
+    %0 = arith.subf %in, %in_0 : f16
+    linalg.yield %0 : f16
+  } -> tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+
+// -----
+
+// Forms that stay, each with its remark: a max whose value is a
+// select(cmpf) (it skips NaN where reduce max propagates it), a cube by
+// math.fpowi with an exponent that has no kernel form, and a round trip
+// through f16 in an f32 body (a cast of a computed value).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#kd = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @forms_that_stay
+// CHECK-NOT: mirage_kernel.graph
+// CHECK: return
+func.func @forms_that_stay(%x: tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %c5 = arith.constant 5 : i64
+  %e1 = tensor.empty() : tensor<4x1xf32>
+  %fm = linalg.fill ins(%lowest : f32) outs(%e1 : tensor<4x1xf32>) -> tensor<4x1xf32>
+  // expected-remark @+1 {{not imported: reduction body uses the accumulator more than once}}
+  %m = linalg.generic {indexing_maps = [#id, #kd], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%fm : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.cmpf ogt, %in, %out : f32
+    %1 = arith.select %0, %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x1xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: math.fpowi whose exponent is not a constant with a kernel form (-1, 1, 2, 3)}}
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.fpowi %in, %c5 : f32, i64
+    linalg.yield %0 : f32
+  } -> tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: body op 'arith.truncf' casts a computed value (there is no kernel cast)}}
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.truncf %in : f32 to f16
+    %1 = arith.extf %0 : f16 to f32
+    linalg.yield %1 : f32
+  } -> tensor<4x8xf32>
+  return %m, %p, %h : tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
