@@ -273,6 +273,30 @@ func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// SiLU fused into one body, x / (1 + exp(-x)) written x · (1 / (1 + exp(-x))).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @silu_one_body
+// CHECK: mirage_kernel.graph
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[Y:.*]] = mirage_kernel.unary silu %[[X]]
+// CHECK-NEXT: mirage_kernel.yield %[[Y]]
+func.func @silu_one_body(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %cst = arith.constant 1.000000e+00 : f32
+    %0 = arith.negf %in : f32
+    %1 = math.exp %0 : f32
+    %2 = arith.addf %cst, %1 : f32
+    %3 = arith.divf %cst, %2 : f32
+    %4 = arith.mulf %in, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
 // The sigmoid alone: sigmoid.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @sigmoid
