@@ -4,8 +4,11 @@
 // element-wise generics and named element-wise ops (their scalar body is
 // compiled into kernel ops), generics with one keep-dim reduction, and the
 // `tensor.expand_shape(linalg.reduce)` idiom that restores the reduced unit
-// dim. Attributes are read through UpstreamAttrs only (a verified op may
-// lack one).
+// dim. Bodies are compiled as frontends write them: casts of constants
+// (torch-mlir's scalars), `math.fpowi` with a constant exponent, and only
+// what the first result needs when the other results are unused (a max
+// with its index). Attributes are read through UpstreamAttrs only (a
+// verified op may lack one).
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
