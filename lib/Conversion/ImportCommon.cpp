@@ -153,6 +153,11 @@ Value emitConcat(OpBuilder &b, Location loc, Value x, Value y, int64_t dim) {
                               b.getI64IntegerAttr(dim));
 }
 
+bool hasScalarPowForm(double c) {
+  return c == 1.0 || c == 2.0 || c == 3.0 || c == 0.5 || c == -0.5 ||
+         c == -1.0;
+}
+
 /// `x op c` (or `c op x` when `constOnLeft`) with a scalar constant.
 Value emitScalarBinary(OpBuilder &b, Location loc, BinaryKind k, Value x,
                        double c, bool constOnLeft) {
@@ -178,6 +183,11 @@ Value emitScalarBinary(OpBuilder &b, Location loc, BinaryKind k, Value x,
   case BinaryKind::pow:
     if (!constOnLeft && c == 2.0)
       return emitUnary(b, loc, UnaryKind::square, x);
+    // x³ as x·x·x (GELU's cube, written pow(x, 3) by frontends): the same
+    // function, up to rounding; the gelu pattern recognises this product.
+    if (!constOnLeft && c == 3.0)
+      return emitBinary(b, loc, BinaryKind::mul,
+                        emitUnary(b, loc, UnaryKind::square, x), x);
     if (!constOnLeft && c == 1.0)
       return x;
     if (!constOnLeft && c == 0.5)
@@ -227,7 +237,7 @@ static Analysis binaryRecipeIn(BinaryKind k, Value a, Value b,
       return emitScalarBinary(bd, l, k, in[0], c, true);
     });
   if (k == BinaryKind::pow && cb && a.getType() == resultType &&
-      (*cb == 2.0 || *cb == 0.5 || *cb == -0.5 || *cb == -1.0 || *cb == 1.0))
+      hasScalarPowForm(*cb))
     return Analysis::yes({a}, [c = *cb](OpBuilder &bd, Location l,
                                         ArrayRef<Value> in) {
       return emitScalarBinary(bd, l, BinaryKind::pow, in[0], c, false);

@@ -72,6 +72,9 @@ mlir::Value emitMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        mlir::Value y);
 mlir::Value emitConcat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        mlir::Value y, int64_t dim);
+/// Whether `pow(x, c)` has a kernel form (emitScalarBinary): c = 1, 2, 3,
+/// 0.5, -0.5, -1 (x, square, square·x, sqrt, rsqrt, reciprocal).
+bool hasScalarPowForm(double c);
 /// `x op c` (or `c op x` when `constOnLeft`) with a scalar constant.
 mlir::Value emitScalarBinary(mlir::OpBuilder &b, mlir::Location loc,
                              BinaryKind k, mlir::Value x, double c,
@@ -148,6 +151,11 @@ Analysis analyzeTosaOp(mlir::Operation *op);
 /// arith/math element-wise ops applied to whole tensors
 /// (ImportToKernel/OpRecipes.cpp).
 Analysis analyzeArithMathOp(mlir::Operation *op);
+
+/// Why `op` is not imported because its f64 result is computed from a
+/// narrower float tensor that the program upcast (torch-mlir's f64
+/// statistics in an f32 program), or "" (ImportToKernel/WidenedStatistics.cpp).
+std::string whyWidenedToF64(mlir::Operation *op);
 
 /// The recipe of any op, dispatching on its dialect
 /// (ImportToKernel/OpRecipes.cpp).

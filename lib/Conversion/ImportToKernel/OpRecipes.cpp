@@ -38,11 +38,15 @@ Analysis analyzeArithMathOp(Operation *op) {
 }
 
 Analysis analyzeOp(Operation *op) {
-  if (op->getNumResults() != 1 ||
-      (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op)))
+  // linalg ops may have more results (unused ones; analyzeLinalgOp checks).
+  bool linalg = isa<linalg::LinalgOp>(op);
+  if (op->getNumResults() < 1 || (op->getNumResults() != 1 && !linalg) ||
+      (op->getNumRegions() > 0 && !linalg))
     return Analysis::no("not a single-result tensor op");
   if (std::string w = whyNotImportable(op->getResult(0).getType()); !w.empty())
     return Analysis::no("result: " + w);
+  if (std::string w = whyWidenedToF64(op); !w.empty())
+    return Analysis::no(w);
   // Every tensor operand we might read must be importable too (checked per
   // recipe); the element types must agree with the result.
   if (op->getDialect() && op->getDialect()->getNamespace() == "tosa")

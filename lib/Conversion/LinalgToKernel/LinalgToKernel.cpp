@@ -4,8 +4,11 @@
 // element-wise generics and named element-wise ops (their scalar body is
 // compiled into kernel ops), generics with one keep-dim reduction, and the
 // `tensor.expand_shape(linalg.reduce)` idiom that restores the reduced unit
-// dim. Attributes are read through UpstreamAttrs only (a verified op may
-// lack one).
+// dim. Bodies are compiled as frontends write them: casts of constants
+// (torch-mlir's scalars), `math.fpowi` with a constant exponent, and only
+// what the first result needs when the other results are unused (a max
+// with its index). Attributes are read through UpstreamAttrs only (a
+// verified op may lack one).
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
@@ -15,6 +18,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -45,29 +50,113 @@ std::optional<double> foldScalar(Operation *op, double x, double y) {
   return std::nullopt;
 }
 
-/// Checks that every op of a linalg body can be compiled (same element type,
-/// supported arith/math ops). `allowed` are the block args that may be used.
+/// `v` rounded to the float type `t` (round to nearest even, what arith's
+/// casts and constants do by default); `v` itself for other types.
+double roundTo(double v, Type t) {
+  auto ft = dyn_cast<FloatType>(t);
+  if (!ft)
+    return v;
+  APFloat a(v);
+  bool lost = false;
+  a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return a.convertToDouble();
+}
+
+/// The value of a constant integer scalar (an exponent of math.fpowi, the
+/// operand of sitofp/uitofp).
+std::optional<int64_t> intConstant(Value v) {
+  APInt i;
+  if (v && matchPattern(v, m_ConstantInt(&i)))
+    return i.getSExtValue();
+  return std::nullopt;
+}
+
+/// Casts whose operand is a constant fold to a constant: frontends write
+/// scalars that way (torch-mlir's `arith.truncf %eps : f64 to f32` of a
+/// Python float, `arith.sitofp` of an integer divisor). A cast of a computed
+/// value would need a kernel cast op, which there is not.
+bool isConstantCast(Operation *op) {
+  return isa<arith::TruncFOp, arith::ExtFOp, arith::SIToFPOp, arith::UIToFPOp>(
+      op);
+}
+
+/// Whether the body value `v` is a constant: defined outside the body as a
+/// constant, a constant block argument, or a constant cast of one.
+bool isConstantValue(Value v, const llvm::SmallDenseSet<Value> &consts) {
+  if (consts.contains(v) || matchPattern(v, m_Constant()))
+    return true;
+  Operation *d = v.getDefiningOp();
+  return d && isConstantCast(d) && isConstantValue(d->getOperand(0), consts);
+}
+
+/// The ops of `body` that the value `root` depends on. The other ops compute
+/// results nobody reads (the index of a max-with-index reduction).
+llvm::SmallPtrSet<Operation *, 16> liveOps(Block &body, Value root) {
+  llvm::SmallPtrSet<Operation *, 16> live;
+  SmallVector<Value> work{root};
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || d->getBlock() != &body || !live.insert(d).second)
+      continue;
+    llvm::append_range(work, d->getOperands());
+  }
+  return live;
+}
+
+/// Checks that every op of a linalg body that computes `live` values can be
+/// compiled (same element type, supported arith/math ops; casts and integer
+/// exponents of constants only). `allowed` are the block args that may be
+/// used; `consts` the block args bound to constants.
 std::string checkBody(Block &body, Type elemType,
-                      const llvm::SmallDenseSet<Value> &allowed) {
+                      const llvm::SmallDenseSet<Value> &allowed,
+                      const llvm::SmallDenseSet<Value> &consts,
+                      const llvm::SmallPtrSetImpl<Operation *> &live) {
   for (Operation &op : body.without_terminator()) {
+    if (!live.contains(&op)) {
+      // Computes only results nobody reads (checked by the caller); it must
+      // not do anything else.
+      if (!isMemoryEffectFree(&op))
+        return "body op '" + op.getName().getStringRef().str() +
+               "' has side effects";
+      continue;
+    }
+    if (isa<math::ErfOp>(op))
+      return "body op 'math.erf' has no kernel equivalent (the erf form of "
+             "GELU is not the kernel gelu, which is the tanh form)";
+    if (isConstantCast(&op)) {
+      // A cast with an explicit rounding mode would need it honoured.
+      if (!isConstantValue(op.getOperand(0), consts) ||
+          op.getAttr("roundingmode"))
+        return "body op '" + op.getName().getStringRef().str() +
+               "' casts a computed value (there is no kernel cast)";
+      continue;
+    }
+    if (auto p = dyn_cast<math::FPowIOp>(op)) {
+      std::optional<int64_t> n = intConstant(p.getRhs());
+      if (!n || !hasScalarPowForm((double)*n))
+        return "math.fpowi whose exponent is not a constant with a kernel "
+               "form (-1, 1, 2, 3)";
+    }
     if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
              arith::NegFOp, arith::MaximumFOp, arith::MaxNumFOp,
              arith::ConstantOp, math::ExpOp, math::SqrtOp, math::RsqrtOp,
-             math::TanhOp, math::PowFOp>(op))
+             math::TanhOp, math::PowFOp, math::FPowIOp>(op))
       return "body op '" + op.getName().getStringRef().str() +
              "' has no kernel equivalent";
     for (Type t : op.getResultTypes())
-      if (t != elemType)
+      if (t != elemType && !isa<arith::ConstantOp>(op))
         return "body mixes element types";
     for (Value v : op.getOperands())
       if (auto ba = dyn_cast<BlockArgument>(v))
         if (ba.getOwner() == &body && !allowed.contains(v))
           return "body reads the output (accumulating) operand";
   }
-  for (Value v : body.getTerminator()->getOperands())
-    if (auto ba = dyn_cast<BlockArgument>(v))
-      if (ba.getOwner() == &body && !allowed.contains(v))
-        return "body yields the output operand";
+  Value y0 = body.getTerminator()->getNumOperands()
+                 ? body.getTerminator()->getOperand(0)
+                 : Value();
+  if (auto ba = dyn_cast_if_present<BlockArgument>(y0))
+    if (ba.getOwner() == &body && !allowed.contains(y0))
+      return "body yields the output operand";
   return "";
 }
 
@@ -85,6 +174,20 @@ Sym compileScalar(OpBuilder &b, Location loc, Value v,
   }
   if (std::optional<double> c = splatValue(v)) {
     r.c = c;
+  } else if (isConstantCast(op)) {
+    Value src = op->getOperand(0);
+    std::optional<double> c = intConstant(src);
+    if (!c)
+      c = compileScalar(b, loc, src, env).c;
+    if (c)
+      r.c = roundTo(*c, op->getResult(0).getType());
+  } else if (auto p = dyn_cast<math::FPowIOp>(op)) {
+    Sym x = compileScalar(b, loc, p.getLhs(), env);
+    std::optional<int64_t> n = intConstant(p.getRhs());
+    if (n && x.c)
+      r.c = std::pow(*x.c, (double)*n);
+    else if (n && x.t)
+      r.t = emitScalarBinary(b, loc, BinaryKind::pow, x.t, (double)*n, false);
   } else if (op->getNumOperands() == 1 &&
              isa<arith::NegFOp, math::ExpOp, math::SqrtOp, math::RsqrtOp,
                  math::TanhOp>(op)) {
@@ -159,7 +262,7 @@ std::optional<double> fillValue(Value init) {
 std::optional<std::pair<ReduceKind, Value>> reductionCombiner(Block &body,
                                                               Value outArg) {
   auto y = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!y || y.getNumOperands() != 1)
+  if (!y || y.getNumOperands() < 1)
     return std::nullopt;
   Operation *comb = y.getOperand(0).getDefiningOp();
   if (!comb || comb->getNumOperands() != 2 || comb->getBlock() != &body)
@@ -179,12 +282,22 @@ std::optional<std::pair<ReduceKind, Value>> reductionCombiner(Block &body,
   return std::nullopt;
 }
 
-/// Whether `init` is the neutral element of the reduction.
+/// Whether `init` is the neutral element of the reduction. For max, -inf or
+/// any value at or below -1e30, or the lowest finite value of the element
+/// type (torch-mlir fills with it: -65504 in f16): they differ from -inf only
+/// on a row that is entirely -inf.
 bool neutralInit(ReduceKind k, Value init) {
   std::optional<double> v = fillValue(init);
   if (!v)
     return false;
-  return k == ReduceKind::sum ? *v == 0.0 : (*v <= -1e30 || std::isinf(*v));
+  if (k == ReduceKind::sum)
+    return *v == 0.0;
+  if (*v <= -1e30 || std::isinf(*v))
+    return true;
+  auto ft = dyn_cast<FloatType>(getElementTypeOrSelf(init.getType()));
+  return ft &&
+         *v == APFloat::getLargest(ft.getFloatSemantics(), /*Negative=*/true)
+                   .convertToDouble();
 }
 
 
@@ -383,8 +496,19 @@ Analysis contractionRecipe(linalg::LinalgOp op) {
 /// of the loops (reductions: of the parallel loops, the reduced dim kept as
 /// the constant 0 or dropped).
 Analysis linalgRecipe(linalg::LinalgOp op) {
-  if (op->getNumResults() != 1 || op.getNumDpsInits() != 1)
-    return Analysis::no("not a single-result linalg op on tensors");
+  if (op->getNumResults() < 1 ||
+      op->getNumResults() != op.getNumDpsInits())
+    return Analysis::no("not a linalg op on tensors with results");
+  // Results after the first that nobody reads are not computed (torch-mlir
+  // writes aten.max.dim, softmax's row max, with an index result that is
+  // then unused; argmax itself has no kernel form).
+  for (OpResult r : op->getResults().drop_front())
+    if (!r.use_empty())
+      return Analysis::no("result #" + std::to_string(r.getResultNumber()) +
+                          " is used (only a single-result linalg op, or one "
+                          "whose other results are unused, is imported; an "
+                          "index result is an argmax, which has no kernel "
+                          "form)");
   if (!op.hasPureTensorSemantics())
     return Analysis::no("linalg op on buffers");
   auto resTy = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -427,7 +551,7 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
   // Inputs: tensors requested in loop layout, or scalar constants.
   SmallVector<Value, 4> inputs;
   SmallVector<std::optional<DimMap>, 4> layouts;
-  llvm::SmallDenseSet<Value> allowed;
+  llvm::SmallDenseSet<Value> allowed, consts;
   llvm::SmallDenseSet<int64_t> covered;
   SmallVector<std::pair<unsigned, std::optional<double>>> argInfo; // arg#, const
   for (OpOperand *in : op.getDpsInputOperands()) {
@@ -439,6 +563,15 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
       if (!c)
         return Analysis::no("scalar operand that is not a constant");
       argInfo.push_back({in->getOperandNumber(), c});
+      consts.insert(arg);
+      continue;
+    }
+    // A splat constant of any shape and float type is a scalar of the body
+    // (rank 0 too: torch-mlir passes `tensor<f64>` scalars, then truncates
+    // them in the body); the body's checks see how it is used.
+    if (auto sv = splatValue(v)) {
+      argInfo.push_back({in->getOperandNumber(), sv});
+      consts.insert(arg);
       continue;
     }
     if (std::string w = whyNotImportable(v.getType()); !w.empty())
@@ -450,10 +583,6 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
                            *ranges, why);
     if (!ol)
       return Analysis::no("operand " + why);
-    if (auto sv = splatValue(v)) {
-      argInfo.push_back({in->getOperandNumber(), sv});
-      continue;
-    }
     if (!red.empty() && (*ranges)[red[0]] != 1 &&
         !llvm::is_contained(*ol, (int64_t)red[0]))
       return Analysis::no("operand broadcast along the reduced dim");
@@ -475,17 +604,23 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
       return Analysis::no("the result is broadcast along " + loopName(l) +
                           ", which no input reads (the kernel dialect has no "
                           "broadcast op)");
+  auto yieldOp = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yieldOp || yieldOp.getNumOperands() != op->getNumResults())
+    return Analysis::no("body does not yield one value per result");
+  // Only what the first result needs is compiled.
+  llvm::SmallPtrSet<Operation *, 16> live =
+      liveOps(*body, yieldOp.getOperand(0));
   if (!red.empty()) {
     // The accumulator may only feed the combiner (checked below).
-    if (!outArg.hasOneUse())
+    if (llvm::count_if(outArg.getUsers(), [&](Operation *u) {
+          return live.contains(u);
+        }) != 1)
       return Analysis::no("reduction body uses the accumulator more than once");
     allowed.insert(outArg);
   }
-  if (std::string w = checkBody(*body, elem, allowed); !w.empty())
+  if (std::string w = checkBody(*body, elem, allowed, consts, live);
+      !w.empty())
     return Analysis::no(w);
-  auto yieldOp = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yieldOp || yieldOp.getNumOperands() != 1)
-    return Analysis::no("body does not yield one value");
 
   std::optional<ReduceKind> rk;
   Value pre = yieldOp.getOperand(0);

@@ -143,6 +143,9 @@ Analysis analyzeTosaOp(Operation *op) {
                               perms.asArrayRef().end());
     return transposeRecipe(t.getInput1(), perm, rt);
   }
+  if (isa<tosa::ErfOp>(op))
+    return Analysis::no("no kernel equivalent for 'tosa.erf' (the erf form of "
+                        "GELU is not the kernel gelu, which is the tanh form)");
   return Analysis::no("no kernel equivalent for '" +
                       op->getName().getStringRef().str() + "'");
 }

@@ -10,6 +10,7 @@
 
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -47,6 +48,23 @@ mk::BinaryOp binaryOf(Value v, BinaryKind k) {
 }
 bool near(double a, double b, double rel = 1e-5) {
   return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+/// Whether the program's constant `written` is the formula's constant
+/// `exact` in the program's element type `t` (both rounded to `t`). A
+/// different constant is a different function: torch-mlir's tanh GELU uses
+/// 0.7977240352174656 where the formula has √(2/π) = 0.7978845608…, so it is
+/// not the kernel gelu and stays as its element-wise ops.
+bool sameInType(double written, double exact, Type t) {
+  auto ft = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+  if (!ft)
+    return written == exact;
+  auto round = [&](double v) {
+    APFloat a(v);
+    bool lost = false;
+    a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return a;
+  };
+  return round(written).bitwiseIsEqual(round(exact));
 }
 
 /// 1 / (1 + exp(-x))  ->  sigmoid(x)
@@ -145,7 +163,8 @@ struct GeluPattern : RewritePattern {
     SmallVector<Value> fs;
     double coef = 1;
     productFactors(root, fs, coef, true);
-    if (fs.size() != 2 || !near(coef, 0.5))
+    Type elem = root.getType();
+    if (fs.size() != 2 || !sameInType(coef, 0.5, elem))
       return failure();
     for (int i = 0; i < 2; ++i) {
       Value x = fs[i], u = fs[1 - i];
@@ -164,7 +183,7 @@ struct GeluPattern : RewritePattern {
       productFactors(th.getInput(), inner, k, true);
       const double c = std::sqrt(2.0 / M_PI);
       bool ok = false;
-      if (inner.size() == 1 && near(k, c)) {
+      if (inner.size() == 1 && sameInType(k, c, elem)) {
         if (auto add = binaryOf(inner[0], BinaryKind::add)) {
           for (int j = 0; j < 2 && !ok; ++j) {
             Value a = add->getOperand(j), bterm = add->getOperand(1 - j);
@@ -173,9 +192,10 @@ struct GeluPattern : RewritePattern {
             SmallVector<Value> cf;
             double kk = 1;
             productFactors(bterm, cf, kk, true);
-            if (cf.size() == 1 && near(kk, 0.044715) && isCube(cf[0], x))
+            if (cf.size() == 1 && sameInType(kk, 0.044715, elem) &&
+                isCube(cf[0], x))
               ok = true;
-            else if (near(kk, 0.044715)) {
+            else if (sameInType(kk, 0.044715, elem)) {
               // Factors x, x, x directly.
               int n = 0;
               bool only = true;
