@@ -152,6 +152,12 @@ Analysis analyzeTosaOp(mlir::Operation *op);
 /// (ImportToKernel/OpRecipes.cpp).
 Analysis analyzeArithMathOp(mlir::Operation *op);
 
+/// Rewrites every `tosa.select` that fills with −∞ a value its condition
+/// does not read as that value plus a select of −∞ and 0 (an additive
+/// mask, left outside the graphs), before import
+/// (ImportToKernel/MaskFill.cpp).
+void splitMaskFills(mlir::Operation *root);
+
 /// Why `op` is not imported because its f64 result is computed from a
 /// narrower float tensor that the program upcast (torch-mlir's f64
 /// statistics in an f32 program), or "" (ImportToKernel/WidenedStatistics.cpp).

@@ -76,6 +76,9 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     func::FuncOp f = getOperation();
     // The function as it was, to put back if importing it broke the IR.
     OwningOpRef<func::FuncOp> original = f.clone();
+    // A −∞ fill of attention scores becomes an additive mask, which the
+    // graphs take as an operand instead of being cut by the select.
+    splitMaskFills(f.getOperation());
     // Blocks to process: those not inside linalg or mirage ops.
     SmallVector<Block *> blocks;
     f->walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -1,0 +1,59 @@
+// RUN: mirage-opt %s --mirage-import -split-input-file 2>/dev/null | FileCheck %s
+
+// masked_fill(s, m, -inf) as TorchToTosa writes it: tosa.select of a
+// boolean mask, a -inf splat and the scores. It becomes the scores plus an
+// additive mask (select of -inf and 0, left outside the graph), so QKᵀ and
+// the softmax stay one graph.
+// CHECK-LABEL: func.func @masked_fill_attention
+// CHECK: %[[MASK:.*]] = tosa.select %arg1, %{{.*}}, %{{.*}} : (tensor<1x1x64xi1>, tensor<1x1x1xf16>, tensor<1x1x1xf16>) -> tensor<1x1x64xf16>
+// CHECK: mirage_kernel.graph
+// CHECK-SAME: %[[MASK]]
+// CHECK: mirage_kernel.matmul
+// CHECK: mirage_kernel.binary add
+// CHECK: mirage_kernel.reduce max
+// CHECK: mirage_kernel.unary exp
+// CHECK: mirage_kernel.matmul
+// CHECK-NOT: mirage_kernel.graph
+func.func @masked_fill_attention(%q: tensor<2x4x32xf16>, %m: tensor<1x1x64xi1>, %k: tensor<2x32x64xf16>, %v: tensor<2x64x32xf16>) -> tensor<2x4x32xf16> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %ninf = "tosa.const"() <{values = dense<0xFC00> : tensor<1x1x1xf16>}> : () -> tensor<1x1x1xf16>
+  %s = tosa.matmul %q, %k, %zp, %zp : (tensor<2x4x32xf16>, tensor<2x32x64xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<2x4x64xf16>
+  %f = tosa.select %m, %ninf, %s : (tensor<1x1x64xi1>, tensor<1x1x1xf16>, tensor<2x4x64xf16>) -> tensor<2x4x64xf16>
+  %mx = tosa.reduce_max %f {axis = 2 : i32} : (tensor<2x4x64xf16>) -> tensor<2x4x1xf16>
+  %d = tosa.sub %f, %mx : (tensor<2x4x64xf16>, tensor<2x4x1xf16>) -> tensor<2x4x64xf16>
+  %e = tosa.exp %d : (tensor<2x4x64xf16>) -> tensor<2x4x64xf16>
+  %sum = tosa.reduce_sum %e {axis = 2 : i32} : (tensor<2x4x64xf16>) -> tensor<2x4x1xf16>
+  %r = tosa.reciprocal %sum : (tensor<2x4x1xf16>) -> tensor<2x4x1xf16>
+  %p = tosa.mul %e, %r, %shift : (tensor<2x4x64xf16>, tensor<2x4x1xf16>, tensor<1xi8>) -> tensor<2x4x64xf16>
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x4x64xf16>, tensor<2x64x32xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<2x4x32xf16>
+  return %o : tensor<2x4x32xf16>
+}
+
+// -----
+
+// A condition computed from the filled value (a NaN filter) is left alone:
+// s + (-inf) would be NaN where s is NaN, the select gives -inf.
+// CHECK-LABEL: func.func @nan_filter
+// CHECK: tosa.select %{{.*}}, %{{.*}}, %arg0 : (tensor<4x8xi1>, tensor<1x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NOT: tosa.add
+func.func @nan_filter(%s: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %ninf = "tosa.const"() <{values = dense<0xFF800000> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+  %c = tosa.equal %s, %s : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  %n = tosa.logical_not %c : (tensor<4x8xi1>) -> tensor<4x8xi1>
+  %f = tosa.select %n, %ninf, %s : (tensor<4x8xi1>, tensor<1x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}
+
+// -----
+
+// A finite fill (the dtype's lowest value) is not −∞: s + c is not c, so
+// the select stays.
+// CHECK-LABEL: func.func @finite_fill
+// CHECK: tosa.select %arg1, %{{.*}}, %arg0
+// CHECK-NOT: tosa.add
+func.func @finite_fill(%s: tensor<4x8xf16>, %m: tensor<4x8xi1>) -> tensor<4x8xf16> {
+  %lo = "tosa.const"() <{values = dense<-6.550400e+04> : tensor<1x1xf16>}> : () -> tensor<1x1xf16>
+  %f = tosa.select %m, %lo, %s : (tensor<4x8xi1>, tensor<1x1xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  return %f : tensor<4x8xf16>
+}
