@@ -257,7 +257,9 @@ FusionSearchResult searchOnce(const UGraph &reference,
           std::vector<Found> found;
           enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune,
                                round, found);
-          if (round > 0)
+          // With sharing, a group has one enumerator per round (the slot
+          // has one writer); without it, no pattern reads the slot.
+          if (round > 0 && opts.shareEnumerations)
             groupFound[group[i]] = found;
           rankFound(i, found);
         });
