@@ -74,20 +74,7 @@ public:
 private:
   /// The pattern's iterators and omaps; false if the pattern is invalid.
   bool setup(UGraph &b) {
-    b.target = ctx.opts.target;
-    // Most operand combinations tried fail a shape or phase rule; their
-    // messages would be built only to be discarded.
-    b.explainFailures = false;
-    for (size_t a = 0; a < pattern.gridClasses.size(); ++a)
-      b.grid[a] = smallestFactor(probe.extent[pattern.gridClasses[a]]);
-    if (pattern.loopClass >= 0)
-      b.forloopRange = smallestFactor(probe.extent[pattern.loopClass]);
-    // Iterators: one per input, maps from the classes.
-    const UGraph &ref = probe.ref;
-    if (!addPatternIterators(b, pattern, probe.classes, ref))
-      return false;
-    // Each output's omap: its dim in each split class.
-    return patternOutputMaps(pattern, probe.classes, ref, omaps);
+    return probeBlock(probe, pattern, ctx.opts.target, b, omaps);
   }
 
   /// The plain fusion: the reference's operators on the tiles, one `sum`

@@ -45,6 +45,23 @@ static bool replayKernel(const UGraph &src, llvm::ArrayRef<Shape> inputShapes,
 /// alignment").
 static int64_t probeExtent(int k) { return k < 2 ? 8 + 4 * k : 4 * (2 * k + 1); }
 
+bool fusion::probeBlock(const Probe &probe, const Pattern &pattern,
+                        const std::string &target, UGraph &b,
+                        std::vector<AxisMap> &omaps) {
+  b.target = target;
+  // Most operand combinations an enumeration tries fail a shape or phase
+  // rule; their messages would be built only to be discarded.
+  b.explainFailures = false;
+  for (size_t a = 0; a < pattern.gridClasses.size(); ++a)
+    b.grid[a] = smallestFactor(probe.extent[pattern.gridClasses[a]]);
+  if (pattern.loopClass >= 0)
+    b.forloopRange = smallestFactor(probe.extent[pattern.loopClass]);
+  // Iterators: one per input, maps from the classes; each output's omap:
+  // its dim in each grid class.
+  return addPatternIterators(b, pattern, probe.classes, probe.ref) &&
+         patternOutputMaps(pattern, probe.classes, probe.ref, omaps);
+}
+
 Probe fusion::makeProbe(const UGraph &ref) {
   Probe p;
   p.classes = alignIndices(ref);

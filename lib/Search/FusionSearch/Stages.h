@@ -87,6 +87,15 @@ std::vector<size_t> enumerationGroups(const std::vector<Pattern> &patterns,
 bool addPatternIterators(UGraph &b, const Pattern &pattern,
                          const IndexClasses &classes, const UGraph &ref);
 
+/// `b` (an empty block graph) set up for `pattern` at probe shapes: target,
+/// grid and for-loop of the probe extents, the pattern's iterators, and
+/// `omaps` the outputs' omaps; false if the pattern cannot be launched.
+/// Declared after the launch-pattern stage it builds on; defined in
+/// Probe.cpp.
+bool probeBlock(const Probe &probe, const Pattern &pattern,
+                const std::string &target, UGraph &b,
+                std::vector<AxisMap> &omaps);
+
 //===--- OperatorMenu.cpp -------------------------------------------------===//
 
 /// One kind of block operator the enumeration may add.

@@ -21,14 +21,9 @@ bool fusion::transplantFound(SearchContext &ctx, const Probe &probe,
   const UGraph &src = f.block;
   const UGraph &ref = probe.ref;
   UGraph b(Level::Block);
-  b.target = src.target;
-  b.explainFailures = false;
-  for (size_t a = 0; a < pattern.gridClasses.size(); ++a)
-    b.grid[a] = smallestFactor(probe.extent[pattern.gridClasses[a]]);
-  b.forloopRange = src.forloopRange; // the group shares its for-loop class
   std::vector<AxisMap> omaps;
-  if (!addPatternIterators(b, pattern, probe.classes, ref) ||
-      !patternOutputMaps(pattern, probe.classes, ref, omaps))
+  // The group shares its for-loop class, so the probe loop range is src's.
+  if (!probeBlock(probe, pattern, src.target, b, omaps))
     return false;
   // The iterators are both graphs' first ops, one per input in order; the
   // savers follow the outputs' order (checkCandidates adds them so).
