@@ -134,7 +134,8 @@ FLAGS = ["NO-LAUNCH", "SPILLS", "UNPIPELINED", "PER-COPY-WAITS",
 # writer is moving to; either is read).
 MODEL_FIELDS = {"estimate_us": "estimate_us", "plan_shared_bytes": "shared_bytes",
                 "stages": "stages", "tensor_core_matmuls": "tensor_core_matmuls",
-                "matmuls": "matmuls", "bytes_in_flight_per_sm": "bytes_in_flight_per_sm"}
+                "matmuls": "matmuls", "bytes_in_flight_per_sm": "bytes_in_flight_per_sm",
+                "l2_bytes": "l2_bytes", "dram_bytes": "dram_bytes"}
 
 
 class AuditError(Exception):

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/TileCopy.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
@@ -212,18 +213,20 @@ struct Estimator {
   }
 
   /// An input iterator's loads: its tile per block and per iteration (once
-  /// per block with fmap φ), in whole 32-byte sectors: a tile whose rows
-  /// are narrower than a sector moves the rest of the sector too.
+  /// per block with fmap φ), in whole 32-byte sectors: a tile whose
+  /// contiguous runs in the device tensor (TileCopy.h: its rows, or rows
+  /// and the trailing dims it holds whole) are narrower than a sector moves
+  /// the rest of the sector too.
   void addIteratorTraffic(const UGraph &b, const UOp &it, KernelCost &k,
                           LoadProfile &lp) const {
     const UValue &tile = b.values[it.results.front()];
     const UValue &dev = b.values[it.operands.front()];
     double blocks = static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
     double loads = it.fmap >= 0 ? static_cast<double>(b.forloopRange) : 1;
-    double row = tile.shape.empty()
-                     ? static_cast<double>(elemTypeBytes(tile.type))
-                     : static_cast<double>(tile.shape.back() *
-                                           elemTypeBytes(tile.type));
+    const int64_t elemBytes = elemTypeBytes(tile.type);
+    double row = static_cast<double>(
+        copyRun(tile.shape, dev.shape, dev.shape, elemBytes).elements *
+        elemBytes);
     double sectors = std::ceil(row / kSectorBytes) * kSectorBytes / row;
     double total = bytesOf(tile) * sectors * loads * blocks;
     double unique = std::min(total, bytesOf(dev));
@@ -436,6 +439,23 @@ std::vector<UGraph> fingerprintProbes() {
     int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
     b.markOutput(b.addOutputSaver(acc, {1, -1, -1}));
     g.markOutput(g.addCustom({x, w}, std::move(b)));
+    probes.push_back(std::move(g));
+  }
+  // A combine-shaped kernel: per-row partials of last dim 1 (a contiguous
+  // run across rows, TileCopy.h) scale a partial output.
+  {
+    UGraph g;
+    int32_t m = g.addInput({8, 256, 1}, ElemType::F16);
+    int32_t o = g.addInput({8, 256, 128}, ElemType::F16);
+    UGraph b(Level::Block);
+    b.grid = {8, 16, 1};
+    int32_t bm = b.addInput({8, 256, 1}, ElemType::F16);
+    int32_t bo = b.addInput({8, 256, 128}, ElemType::F16);
+    int32_t mt = b.addInputIterator(bm, {0, -1, -1}, -1);
+    int32_t ot = b.addInputIterator(bo, {0, 2, -1}, -1);
+    b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::mul, ot, mt),
+                                  {0, 2, -1}));
+    g.markOutput(g.addCustom({m, o}, std::move(b)));
     probes.push_back(std::move(g));
   }
   // Library kernels: a GEMM, an element-wise op, an rms_norm.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/KernelPlan.h"
+#include "Mirage/Semantics/TileCopy.h"
 
 #include "Mirage/Semantics/AccumRules.h"
 #include "Mirage/Semantics/BlockSchedule.h"
@@ -127,19 +128,19 @@ MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
   return p;
 }
 
-/// How input iterator `op`'s tile is copied (CopyPhases.cpp: 16-byte
-/// vectors when the last dim allows, one thread-strided loop per tile;
-/// AsyncCopies.cpp: cp.async groups for unrollable same-type copies).
+/// How input iterator `op`'s tile is copied into its buffer of shape
+/// `buffer` (CopyPhases.cpp: 16-byte vectors along the contiguous run of
+/// TileCopy.h, one thread-strided loop per tile; AsyncCopies.cpp: cp.async
+/// groups for unrollable same-type copies).
 CopyPlan planCopy(const UGraph &g, const BlockSchedule &sched, int32_t opIndex,
-                  int64_t threads) {
+                  const Shape &buffer, int64_t threads) {
   const UOp &op = g.ops[opIndex];
   int32_t tile = op.results[0];
   const Shape &shape = g.values[tile].shape;
   ElemType src = g.values[op.operands[0]].type, dst = sched.storage[tile];
   int64_t elemBytes = std::max(elemTypeBytes(src), elemTypeBytes(dst));
-  int64_t vec = 16 / elemBytes;
-  if (vec < 2 || shape.empty() || shape.back() % vec != 0)
-    vec = 1;
+  int64_t vec =
+      copyRun(shape, g.values[op.operands[0]].shape, buffer, elemBytes).vec;
   int64_t n = numElements(shape) / vec;
   CopyPlan c;
   c.op = opIndex;
@@ -268,7 +269,13 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const UOp &op = block.ops[i];
     if (op.kind == OpKind::InputIterator) {
-      CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i), plan.threads);
+      // The tile's buffer: its rows padded as a tensor-core operand's.
+      Shape buffer = block.values[op.results[0]].shape;
+      if (buffer.size() >= 2)
+        buffer[buffer.size() - 2] =
+            std::max(buffer[buffer.size() - 2], rows[op.results[0]]);
+      CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i), buffer,
+                            plan.threads);
       (c.inLoop ? plan.loopLoadBytes : plan.onceLoadBytes) += c.bytes;
       (c.inLoop ? plan.loopRoundTrips : plan.onceRoundTrips) += c.roundTrips;
       (c.inLoop ? anyAsyncInLoop : anyAsyncOnce) |= c.grouped;

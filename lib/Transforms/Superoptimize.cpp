@@ -255,7 +255,7 @@ struct SuperoptimizePass
 
   /// The options that can change the result, for the cache key.
   std::string optionKey() const {
-    return "fusion-v1;max_block_ops=" + std::to_string(maxBlockOps) +
+    return "fusion-v2;max_block_ops=" + std::to_string(maxBlockOps) +
            ";prune=" + std::to_string(prune) +
            ";prune_exp_depth=" + std::to_string(pruneExpDepth) +
            ";prune_outputs=" + std::to_string(pruneOutputs) +

@@ -2,10 +2,15 @@
 // fp16, scores scaled by 1/8, softmax with max subtraction written as
 // reduce_max, sub, exp, reduce_sum, reciprocal, mul. The search runs on the
 // shift-free form and every instance gets a shift back.
-// By default the winner is one flash-attention kernel (prefix FLASH,
-// OnlineSoftmax.md): its for-loop walks the keys with a running max of the
-// score row, the exp shifted by cur and the sums rescaled by exp(prev − cur).
-// Without it (online-softmax=false), the winner is the flash-decoding pair
+// By default the winner is a looping split pair (prefix LOOPING): the keys
+// split over 16 blocks per row tile, each looping over its part with a
+// running max (OnlineSoftmax.md), and a combine spread over the head dim
+// (MultiKernel.md, "Combining kernels that fill the machine"). Without
+// split pairs (split-kernels=false) the winner is one flash-attention
+// kernel (prefix FLASH): its for-loop walks the keys with a running max of
+// the score row, the exp shifted by cur and the sums rescaled by
+// exp(prev − cur). Without online softmax (online-softmax=false), the
+// winner is the flash-decoding pair
 // (prefix CHECK, MultiKernel.md): every split shifts by its own row max,
 // the combine rescales by exp(m_b − M); and without split pairs either
 // (split-kernels=false, prefix STABLE) the shift is the reference's own:
@@ -17,7 +22,11 @@
 // Checked: the winners' kernels, the shift before the one exp, the bound
 // against the reference as written (with its max), and a run of the
 // generated code on the host against the float64 evaluator.
-// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6" -o %t.flash.mlir 2>%t.flash.err
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6" -o %t.looping.mlir 2>%t.looping.err
+// RUN: FileCheck %s --check-prefix=LOOPING < %t.looping.mlir
+// RUN: FileCheck %s --check-prefix=REMARK < %t.looping.err
+// RUN: mirage-opt %t.looping.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6 split-kernels=false" -o %t.flash.mlir 2>%t.flash.err
 // RUN: FileCheck %s --check-prefix=FLASH < %t.flash.mlir
 // RUN: FileCheck %s --check-prefix=FLASHREMARK < %t.flash.err
 // RUN: mirage-opt %t.flash.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
@@ -46,6 +55,22 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
   %o = tosa.matmul %p, %v, %zp, %zp : (tensor<2x64x4096xf16>, tensor<2x4096x64xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<2x64x64xf16>
   return %o : tensor<2x64x64xf16>
 }
+
+// The looping split pair: kernel 1 loops over its split of the keys with
+// a running max, rescales its sums and saves the last max; kernel 2 folds
+// the splits on 4 × 4 blocks, each with 16 of the 64 columns.
+// LOOPING: mirage_kernel.graph "graph0_opt" reference "graph0"
+// LOOPING-NOT: mirage_kernel.reduce
+// LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, {{[0-9]+}}, 1] forloop = {{[2-9]|[1-9][0-9]+}} :
+// LOOPING: %[[S:.*]] = mirage_block.matmul
+// LOOPING: %[[P:[a-z0-9_]+]], %[[C:[a-z0-9_]+]] = mirage_block.running_max %[[S]] dim 2
+// LOOPING: mirage_block.accum {{sum|sum_last}} {{.*}} rescale
+// LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, {{[2-9]|[1-9][0-9]+}}, 1] forloop = 1
+// LOOPING: mirage_block.reduce max
+// LOOPING: mirage_block.input_iterator {{.*}} imap = [{{-?[0-9]}}, 2, -1] fmap = -1 : tensor<32x64x64xf16>
+// LOOPING: mirage_block.binary div
+// LOOPING: mirage_block.output_saver {{.*}} omap = [{{-?[0-9]}}, 2, -1]
+// LOOPING-NOT: mirage_kernel.custom
 
 // One flash-attention kernel: no scores kernel, no row-max kernel, no
 // partials.

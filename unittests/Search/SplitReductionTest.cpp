@@ -503,3 +503,85 @@ TEST(SplitReduction, FlashDecodingIsFiniteWhereASplitIsAllMasked) {
     EXPECT_NEAR(got[0].data[i], want[0].data[i], 1e-9) << "element " << i;
   }
 }
+
+// Kernel 2 of a flash-decoding pair runs one block per head, each folding
+// every partial of its head. widenedCombines spreads it over the free grid
+// axis along the head dim (V's columns): each block folds its columns of
+// every split, the per-row maxima and sums whole (MultiKernel.md,
+// "Combining kernels that fill the machine"). Each widened pair verifies
+// like the pair, the model finds the combine on more blocks faster, and
+// the split pattern's cost floor stays below every widened pair.
+TEST(SplitReduction, WidenedCombinesSpreadTheFoldOverColumns) {
+  UGraph ref = stableGqaReference(2, 16, 64, 256);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  UGraph one = gqaOneKernelBlock(sf->ref, 1, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph pair;
+  ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, /*splits=*/8,
+                               /*forloop=*/1, pair));
+  std::optional<UGraph> local = localizeSplitMax(pair, *sf);
+  ASSERT_TRUE(local);
+
+  std::vector<UGraph> wide = widenedCombines(*local);
+  // 2, 4 and 8 blocks per head: 32, 16 and 8 of the 64 columns each.
+  ASSERT_EQ(wide.size(), 3u);
+  const double before = estimateCost(*local, "h100").kernels[1].seconds;
+  for (size_t i = 0; i < wide.size(); ++i) {
+    const int64_t f = int64_t(2) << i;
+    const UGraph &k1 = body(wide[i], 0), &k2 = body(wide[i], 1);
+    EXPECT_EQ(k1.grid, body(*local, 0).grid); // kernel 1 as it was
+    EXPECT_EQ(k2.grid[0] * k2.grid[1] * k2.grid[2], 2 * f);
+    const UOp *saver = firstOf(k2, OpKind::OutputSaver);
+    ASSERT_NE(saver, nullptr);
+    int axis = -1;
+    for (int a = 0; a < 3; ++a)
+      if (saver->map[a] == 2)
+        axis = a;
+    ASSERT_GE(axis, 0);
+    EXPECT_EQ(k2.grid[axis], f);
+    for (const UOp &op : k2.ops) {
+      if (op.kind != OpKind::InputIterator)
+        continue;
+      // The partial outputs are split by columns, the saved maxima and
+      // sums (one per row) read whole by every block.
+      const bool columns = k2.values[op.operands[0]].shape[2] == 64;
+      EXPECT_EQ(op.map[axis], columns ? 2 : -1);
+      if (columns)
+        EXPECT_EQ(k2.values[op.results[0]].shape[2], 64 / f);
+    }
+    VerificationResult vr = verifyAt64Bits(wide[i], ref);
+    EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+    EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  }
+  EXPECT_LT(estimateCost(wide.back(), "h100").kernels[1].seconds, before);
+
+  // The floor of the split pattern over the keys is below every widened
+  // pair's estimate (it takes the least over the combine's grids).
+  IndexClasses ic = alignIndices(sf->ref);
+  const int keys = ic.classOf[sf->ref.inputs[1]][2];
+  const int heads = ic.classOf[sf->ref.inputs[0]][0];
+  std::optional<TargetInfo> h100 = lookupTarget("h100");
+  ASSERT_TRUE(h100);
+  CostFloorFn floor = [&](const UGraph &b, double saved) {
+    return trafficFloorSeconds(b, saved, *h100);
+  };
+  const double least = patternCostFloor(Pattern{{heads}, keys}, ic, sf->ref,
+                                        floor, true, 0, false, keys);
+  for (const UGraph &w : wide)
+    EXPECT_LE(least, estimateCost(w, "h100").seconds);
+}
+
+// The fold of a split pair of instantiateSplit walks the partials' last
+// dim with its for-loop, the columns' dim: no block can own some columns
+// of every split there, so the pair has no widened form.
+TEST(SplitReduction, NoWidenedCombineWhereTheFoldWalksTheColumns) {
+  UGraph ref = gqaReference(2, 16, 64, 256);
+  UGraph one = gqaOneKernelBlock(ref, 1, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph pair;
+  ASSERT_TRUE(instantiateSplit(one, plan, ref, {2, 1, 1}, 8, 1, pair));
+  EXPECT_TRUE(widenedCombines(pair).empty());
+}

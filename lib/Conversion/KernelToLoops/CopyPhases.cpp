@@ -5,12 +5,13 @@
 // (element, block x, block y, block z, iteration): the evaluator's offsets,
 // as index code. All index math is affine.apply (the tensor-core conversion
 // and async-copy rewrites downstream rely on it). Copies move 16 bytes per
-// thread and step when the tile's last dim allows, so that the GPU path can
-// turn them into cp.async.
+// thread and step along the tile's contiguous run (TileCopy.h) when it
+// allows, so that the GPU path can turn them into cp.async.
 //
 //===----------------------------------------------------------------------===//
 #include "BlockEmitter.h"
 
+#include "Mirage/Semantics/TileCopy.h"
 #include "Mirage/Semantics/TileOffsets.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -27,14 +28,42 @@ namespace {
 void copyBox(BlockEmitter &em, Value src, ArrayRef<AffineExpr> srcOff,
              Value dst, ArrayRef<AffineExpr> dstOff, ArrayRef<int64_t> shape) {
   MLIRContext *ctx = em.ctx();
-  Type srcT = cast<MemRefType>(src.getType()).getElementType();
-  Type dstT = cast<MemRefType>(dst.getType()).getElementType();
+  auto srcM = cast<MemRefType>(src.getType());
+  auto dstM = cast<MemRefType>(dst.getType());
+  Type srcT = srcM.getElementType();
+  Type dstT = dstM.getElementType();
   int64_t bytes = std::max(srcT.getIntOrFloatBitWidth(),
                            dstT.getIntOrFloatBitWidth()) / 8;
-  int64_t vec = 16 / bytes;
+  CopyRun run = copyRun(shape, srcM.getShape(), dstM.getShape(), bytes);
+  int64_t vec = run.vec;
   int64_t last = shape.back();
-  if (vec < 2 || last % vec != 0)
-    vec = 1;
+  if (vec > 1 && last % vec != 0) {
+    // The run spans trailing dims (a tile of [.., rows, 1] partials):
+    // copy it through views with those dims collapsed into one, the
+    // offsets linearized along them.
+    SmallVector<ReassociationIndices> groups;
+    for (size_t d = 0; d < run.from; ++d)
+      groups.push_back({static_cast<int64_t>(d)});
+    ReassociationIndices tail;
+    for (size_t d = run.from; d < shape.size(); ++d)
+      tail.push_back(static_cast<int64_t>(d));
+    groups.push_back(tail);
+    auto linearize = [&](ArrayRef<AffineExpr> off, ArrayRef<int64_t> dims) {
+      SmallVector<AffineExpr> out(off.begin(), off.begin() + run.from);
+      AffineExpr lin = getAffineConstantExpr(0, ctx);
+      for (size_t d = run.from; d < dims.size(); ++d)
+        lin = lin * dims[d] + off[d];
+      out.push_back(lin);
+      return out;
+    };
+    SmallVector<int64_t> box(shape.begin(), shape.begin() + run.from);
+    box.push_back(run.elements);
+    Value srcC = memref::CollapseShapeOp::create(em.b, em.loc, src, groups);
+    Value dstC = memref::CollapseShapeOp::create(em.b, em.loc, dst, groups);
+    copyBox(em, srcC, linearize(srcOff, srcM.getShape()), dstC,
+            linearize(dstOff, dstM.getShape()), box);
+    return;
+  }
   Shape vshape(shape.begin(), shape.end());
   vshape.back() = last / vec;
   Value zero = em.index(em.b, 0);

@@ -148,9 +148,10 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
       info.dynamicSharedBytes[k.name] = k.dynamicSharedBytes;
       info.staticSharedBytes[k.name] = k.staticSharedBytes;
     }
-    for (const KernelLaunch &k : plan->kernels)
-      info.estimateSeconds[k.name] =
-          estimateKernel(k.block, k.plan, tgt).seconds;
+    for (const KernelLaunch &k : plan->kernels) {
+      KernelCost c = estimateKernel(k.block, k.plan, tgt);
+      info.estimates[k.name] = {c.seconds, c.l2Bytes, c.dramBytes};
+    }
     for (int32_t o : g->outputs)
       info.tolerance = std::max(info.tolerance,
                                 loweredCodeTolerance(g->values[o].type));

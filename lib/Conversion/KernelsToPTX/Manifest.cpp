@@ -60,7 +60,9 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
              {"tensor_core_matmuls", p.tensorCoreMatmuls()},
              {"resident_blocks_per_sm", p.residentBlocksPerSM},
              {"bytes_in_flight_per_block", p.bytesInFlightPerBlock},
-             {"estimate_us", info.estimateSeconds.lookup(k.name) * 1e6}}}});
+             {"estimate_us", info.estimates.lookup(k.name).seconds * 1e6},
+             {"l2_bytes", info.estimates.lookup(k.name).tileBytes},
+             {"dram_bytes", info.estimates.lookup(k.name).dramBytes}}}});
   }
   // One buffer and one kernel per line: readable and diffable.
   std::string out;

@@ -17,8 +17,13 @@ struct ManifestInfo {
   std::vector<std::string> expectedFiles;
   /// Per kernel name: dynamic and static shared memory bytes.
   llvm::StringMap<int64_t> dynamicSharedBytes, staticSharedBytes;
-  /// Per kernel name: the cost model's estimate of its plan, in seconds.
-  llvm::StringMap<double> estimateSeconds;
+  /// Per kernel name: the cost model's estimate of its plan.
+  struct Estimate {
+    double seconds = 0;
+    double tileBytes = 0; // loads and stores through L2, every block's
+    double dramBytes = 0; // after L2 reuse
+  };
+  llvm::StringMap<Estimate> estimates;
 };
 
 /// The JSON text of a `mirage-run-manifest-1` manifest for `plan`

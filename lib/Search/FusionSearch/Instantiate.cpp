@@ -123,6 +123,16 @@ std::vector<Instance> fusion::cheapestInstances(
       best.seconds = s;
     }
   };
+  // A split pair, and the same pair with its combine on more blocks
+  // (CombineGrid.cpp).
+  auto considerWidened = [&](Instance &best, UGraph &g, bool stabilize = true) {
+    for (UGraph &w : widenedCombines(g)) {
+      ++counts.instances;
+      ++counts.splitInstances;
+      consider(best, w, stabilize);
+    }
+    consider(best, g, stabilize);
+  };
   forEachLaunch(pat, classes, [&](const GridDims &grid, int64_t loop) {
     UGraph g;
     if (!instantiate(f.block, reference, grid, loop, g))
@@ -158,9 +168,9 @@ std::vector<Instance> fusion::cheapestInstances(
                       localizeSplitMax(g, *shift, online)) {
                 ++counts.instances;
                 ++counts.splitInstances;
-                consider(local, *l, /*stabilize=*/false);
+                considerWidened(local, *l, /*stabilize=*/false);
               }
-            consider(pair, g);
+            considerWidened(pair, g);
           });
   }
   std::vector<Instance> out;
@@ -275,9 +285,19 @@ double fusion::patternCostFloor(const Pattern &pat,
                        if (!addPatternIterators(b, withSplit, classes,
                                                 reference))
                          return;
+                       // The combine on the pattern's grid, or spread
+                       // over the split axis (widenedCombines): the least
+                       // of them, so the floor stays below every pair.
                        UGraph combine(Level::Block);
                        combine.grid = grid;
-                       double pair = floor(b, 0) + floor(combine, saved);
+                       double combineFloor = floor(combine, saved);
+                       const int64_t blocks = grid[0] * grid[1] * grid[2];
+                       for (int64_t f = 2; blocks * f <= kMaxBlocks; f *= 2) {
+                         combine.grid[pat.gridClasses.size()] = f;
+                         combineFloor =
+                             std::min(combineFloor, floor(combine, saved));
+                       }
+                       double pair = floor(b, 0) + combineFloor;
                        bool flashDecoding =
                            (loop == 1 || online) &&
                            (rowClass < 0 || pat.loopClass == rowClass);

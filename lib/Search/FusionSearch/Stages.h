@@ -12,6 +12,7 @@
 //   Transplant.cpp      a found graph rebuilt on another grid of its group
 //   Instantiate.cpp     a probe block graph at real shapes, ranked by cost
 //   SplitReduction.cpp  a found block graph as a split kernel + combine
+//   CombineGrid.cpp     a split pair's combine spread over more blocks
 //   Stabilize.cpp       the row max of a softmax put back into instances
 //   OnlineSoftmax.cpp   a one-kernel instance as a flash-attention kernel
 //   Progress.cpp        progress snapshots for the user
@@ -343,6 +344,25 @@ SplitPlan planSplit(const UGraph &block, const Pattern &pattern);
 bool instantiateSplit(const UGraph &block, const SplitPlan &plan,
                       const UGraph &ref, const GridDims &grid, int64_t splits,
                       int64_t forloop, UGraph &out);
+
+//===--- CombineGrid.cpp --------------------------------------------------===//
+
+/// The fewest elements a widened combine's tile keeps along its new dim
+/// (16 bytes of f16: one vector store per row).
+constexpr int64_t kMinCombineTile = 8;
+
+/// The factors a combine of `blocks` blocks may be spread by along a dim of
+/// extent `extent`: powers of two from 2 that divide it, leaving at least
+/// kMinCombineTile elements per tile and at most kMaxBlocks blocks.
+std::vector<int64_t> combineWideningFactors(int64_t extent, int64_t blocks);
+
+/// Copies of a split pair `pair` (a kernel graph whose last custom kernel
+/// folds the partials: instantiateSplit, localizeSplitMax) with that kernel
+/// also spread over its free grid axis along a dim of its outputs, one per
+/// factor (docs/Rationale/MultiKernel.md, "Combining kernels that fill the
+/// machine"). Empty when the combine has no free axis or is not parallel
+/// along any dim of its outputs.
+std::vector<UGraph> widenedCombines(const UGraph &pair);
 
 //===--- Instantiate.cpp --------------------------------------------------===//
 

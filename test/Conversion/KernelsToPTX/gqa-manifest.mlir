@@ -24,9 +24,11 @@
 // MANIFEST: {"dtype":"f16","expected":"gqa_best.out0.f32","name":"out0","output_index":0,"role":"output","shape":[2,16,8]},
 // MANIFEST: {"dtype":"f16","name":"t4","role":"temp","shape":[2,16,32]},
 // Each kernel carries its launch plan; the shared memory the lowering
-// allocated (static here) equals the plan's.
-// MANIFEST: {"args":[0,1,2,4,5],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,4,2],"name":"gqa_best_k0","plan":{"bytes_in_flight_per_block":{{[0-9.]+}},"estimate_us":{{[0-9.e+-]+}},"matmuls":2,"resident_blocks_per_sm":16,"shared_bytes":1536,"stages":2,"tensor_core_matmuls":0},"static_shared_bytes":1536},
-// MANIFEST: {"args":[4,5,3],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,2,1],"name":"gqa_best_k1","plan":{"bytes_in_flight_per_block":512,"estimate_us":{{[0-9.e+-]+}},"matmuls":0,"resident_blocks_per_sm":16,"shared_bytes":2464,"stages":2,"tensor_core_matmuls":0},"static_shared_bytes":2464}
+// allocated (static here) equals the plan's. The model's tile traffic
+// (l2_bytes: every block's loads and stores, so tiles that several blocks
+// read count for each) is at least its DRAM bytes.
+// MANIFEST: {"args":[0,1,2,4,5],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,4,2],"name":"gqa_best_k0","plan":{"bytes_in_flight_per_block":{{[0-9.]+}},"dram_bytes":8704,"estimate_us":{{[0-9.e+-]+}},"l2_bytes":18432,"matmuls":2,"resident_blocks_per_sm":16,"shared_bytes":1536,"stages":2,"tensor_core_matmuls":0},"static_shared_bytes":1536},
+// MANIFEST: {"args":[4,5,3],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,2,1],"name":"gqa_best_k1","plan":{"bytes_in_flight_per_block":512,"dram_bytes":4608,"estimate_us":{{[0-9.e+-]+}},"l2_bytes":4608,"matmuls":0,"resident_blocks_per_sm":16,"shared_bytes":2464,"stages":2,"tensor_core_matmuls":0},"static_shared_bytes":2464}
 
 // PTX: .version 8.0
 // PTX: .target sm_80
