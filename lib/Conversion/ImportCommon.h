@@ -174,8 +174,9 @@ std::optional<bool> negInfFillOnTrue(std::optional<double> onTrue,
 /// select, since s + (−∞) is NaN where s is NaN.
 bool conditionIndependentOf(mlir::Value cond, mlir::Value s);
 /// Why a select with the branch constants `onTrue`/`onFalse` (nullopt: not
-/// a constant) stays a select, for its remark: a constant fill that is not
-/// −∞, or `conditionReadsS`; "" when it is no fill or splits.
+/// a constant) stays a select, for its remark: a constant fill that hides
+/// but is not −∞ (≤ −1e4: finfo.min, −1e9), or `conditionReadsS`; "" when
+/// it is no fill (a select of 0: relu written with cmpf) or splits.
 std::string whyFillStays(std::optional<double> onTrue,
                          std::optional<double> onFalse, bool conditionReadsS);
 /// The branches (true, false) of the additive mask's select: the fill on

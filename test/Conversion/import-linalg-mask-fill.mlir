@@ -220,3 +220,75 @@ func.func @mask_from_s(%s: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %f : tensor<4x8xf32>
 }
+
+// -----
+
+// A select of 0 is no fill (relu written with cmpf): no mask, and the
+// remark is the plain one.
+// CHECK-LABEL: func.func @relu_select
+// CHECK-NOT: mirage_kernel.graph
+// CHECK: arith.select
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu_select(%s: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: body op 'arith.cmpf' has no kernel equivalent}}
+  %f = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %c = arith.cmpf ugt, %x, %zero : f32
+    %r = arith.select %c, %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}
+
+// -----
+
+// An index-built causal mask that selects -inf/0 itself (no tensor input,
+// only an init), added to the scores: it is the additive mask already, so
+// it stays as written, outside, remarked as built from indices; the add
+// imports with the mask as an operand. The same select of -inf and a
+// zeros tensor (PyTorch's reference attention bias) is left as it is too.
+// CHECK-LABEL: func.func @causal_additive
+// CHECK: %[[MASK:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: arith.cmpi sgt
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[BIAS:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x8xi1>, tensor<8x8xf32>)
+// CHECK: mirage_kernel.graph
+// CHECK-SAME: %[[MASK]]
+// CHECK-SAME: %[[BIAS]]
+// CHECK: mirage_kernel.binary add
+// CHECK: mirage_kernel.binary add
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @causal_additive(%s: tensor<8x8xf32>, %m: tensor<8x8xi1>) -> tensor<8x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %zeros = arith.constant dense<0.000000e+00> : tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8x8xf32>
+  // expected-remark @+1 {{not imported: computed from loop indices only (an index-built mask is materialised outside the graphs and enters them as an operand)}}
+  %mask = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x8xf32>) {
+  ^bb0(%out: f32):
+    %q = linalg.index 0 : index
+    %k = linalg.index 1 : index
+    %c = arith.cmpi sgt, %k, %q : index
+    %r = arith.select %c, %ninf, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  // expected-remark @+1 {{not imported: operand: element type i1 (only f16, bf16, f32, f64)}}
+  %bias = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m, %zeros : tensor<8x8xi1>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%c: i1, %z: f32, %out: f32):
+    %r = arith.select %c, %ninf, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a, %bias : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %b : tensor<8x8xf32>
+}

@@ -140,6 +140,11 @@ std::optional<BodyFill> matchBodyFill(linalg::GenericOp g, std::string &why) {
   }
   f.fillOnTrue = *onTrue;
   Value s = f.fillOnTrue ? sel.getFalseValue() : sel.getTrueValue();
+  // A constant s is the additive mask being built (PyTorch's reference
+  // attention: where(m, −∞, 0); a causal mask selecting −∞/0 from
+  // indices): it reads no scores and stays outside as it is.
+  if (scalarConstant(s, 0))
+    return std::nullopt;
   auto sArg = dyn_cast<BlockArgument>(s);
   if (!sArg || sArg.getOwner() != body) {
     why = "the filled value is computed in the body (only a block argument "
@@ -150,11 +155,7 @@ std::optional<BodyFill> matchBodyFill(linalg::GenericOp g, std::string &why) {
     return std::nullopt;
   f.s = sArg;
   Value sTensor = g->getOperand(sArg.getArgNumber());
-  // A constant s is the additive mask being built (PyTorch's reference
-  // attention fills zeros: where(m, −∞, 0)); it reads no scores and stays
-  // outside as it is.
-  if (!isa<RankedTensorType>(sTensor.getType()) ||
-      tensorConstant(sTensor, 0))
+  if (!isa<RankedTensorType>(sTensor.getType()))
     return std::nullopt;
   // The condition: the body ops computing it, the block arguments and loops
   // they read. None may be s, and nothing it reads from outside the body

@@ -67,10 +67,14 @@ bool mirage::import::conditionIndependentOf(Value cond, Value s) {
 std::string mirage::import::whyFillStays(std::optional<double> onTrue,
                                          std::optional<double> onFalse,
                                          bool conditionReadsS) {
-  if (!negInfFillOnTrue(onTrue, onFalse))
-    return onTrue || onFalse ? "the fill is not -inf (s + c is not c for a "
-                               "finite c)"
-                             : "";
+  if (!negInfFillOnTrue(onTrue, onFalse)) {
+    // Only a large negative constant is meant to hide (finfo.min, -1e9);
+    // a select of 0 (relu written with cmpf) is no fill.
+    auto hides = [](std::optional<double> x) { return x && *x <= -1e4; };
+    return hides(onTrue) || hides(onFalse)
+               ? "the fill is not -inf (s + c is not c for a finite c)"
+               : "";
+  }
   if (conditionReadsS)
     return "its condition reads the filled value (where s is NaN, s + -inf "
            "is NaN, the select gives -inf)";
