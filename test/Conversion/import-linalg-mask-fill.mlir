@@ -292,3 +292,26 @@ func.func @causal_additive(%s: tensor<8x8xf32>, %m: tensor<8x8xi1>) -> tensor<8x
   } -> tensor<8x8xf32>
   return %b : tensor<8x8xf32>
 }
+
+// -----
+
+// The filled value computed in the body (the scale fused into the fill):
+// only a block argument is split, so the select stays, saying so.
+// CHECK-LABEL: func.func @fused_scale
+// CHECK-NOT: mirage_kernel.graph
+// CHECK: arith.mulf
+// CHECK: arith.select
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @fused_scale(%s: tensor<4x8xf32>, %m: tensor<4x8xi1>) -> tensor<4x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 2.500000e-01 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into an additive mask: the filled value is computed in the body (only a block argument is split)}}
+  %f = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m, %s : tensor<4x8xi1>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%c: i1, %x: f32, %out: f32):
+    %y = arith.mulf %x, %scale : f32
+    %r = arith.select %c, %ninf, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}
