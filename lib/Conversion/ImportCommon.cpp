@@ -53,6 +53,16 @@ std::optional<double> splatValue(Value v) {
   return std::nullopt;
 }
 
+double roundTo(double v, Type t) {
+  auto ft = dyn_cast<FloatType>(t);
+  if (!ft)
+    return v;
+  APFloat a(v);
+  bool lost = false;
+  a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return a.convertToDouble();
+}
+
 bool isZeroConst(Value v) {
   std::optional<double> s = splatValue(v);
   if (s)

@@ -47,6 +47,10 @@ std::string whyNotImportable(mlir::Type t);
 /// The value of a splat floating-point constant (tensor or scalar).
 std::optional<double> splatValue(mlir::Value v);
 
+/// `v` rounded to the float type `t` (round to nearest even, what arith's
+/// casts and constants do by default); `v` itself for other types.
+double roundTo(double v, mlir::Type t);
+
 /// Whether `v` is a constant splat zero (float or integer).
 bool isZeroConst(mlir::Value v);
 
@@ -152,11 +156,36 @@ Analysis analyzeTosaOp(mlir::Operation *op);
 /// (ImportToKernel/OpRecipes.cpp).
 Analysis analyzeArithMathOp(mlir::Operation *op);
 
-/// Rewrites every `tosa.select` that fills with −∞ a value its condition
-/// does not read as that value plus a select of −∞ and 0 (an additive
-/// mask, left outside the graphs), before import
-/// (ImportToKernel/MaskFill.cpp).
+/// Rewrites every select that fills with −∞ a value its condition does not
+/// read as that value plus a select of −∞ and 0 (an additive mask, left
+/// outside the graphs), before import: `tosa.select` (MaskFill.cpp) and a
+/// `linalg.generic` yielding `arith.select` (LinalgMaskFill.cpp).
 void splitMaskFills(mlir::Operation *root);
+
+/// The −∞ fill rule both forms share (ImportToKernel/MaskFill.cpp). Of a
+/// select whose branches have the constant values `onTrue` and `onFalse`
+/// (nullopt: not a constant), whether the −∞ fill is the true branch
+/// (true), the false one (false) or neither (nullopt: a finite fill such
+/// as `finfo.min` is not one, s + c is not c).
+std::optional<bool> negInfFillOnTrue(std::optional<double> onTrue,
+                                     std::optional<double> onFalse);
+/// Whether the select condition `cond` is computed without reading `s`
+/// (the filled value); a condition that reads it (a NaN filter) keeps its
+/// select, since s + (−∞) is NaN where s is NaN.
+bool conditionIndependentOf(mlir::Value cond, mlir::Value s);
+/// Why a select with the branch constants `onTrue`/`onFalse` (nullopt: not
+/// a constant) stays a select, for its remark: a constant fill that hides
+/// but is not −∞ (≤ −1e4: finfo.min, −1e9), or `conditionReadsS`; "" when
+/// it is no fill (a select of 0: relu written with cmpf) or splits.
+std::string whyFillStays(std::optional<double> onTrue,
+                         std::optional<double> onFalse, bool conditionReadsS);
+/// The branches (true, false) of the additive mask's select: the fill on
+/// the side it had, 0 on the other, so that s + mask = select(c, ...).
+std::pair<mlir::Value, mlir::Value> maskBranches(bool fillOnTrue,
+                                                 mlir::Value fill,
+                                                 mlir::Value zero);
+/// The linalg form of splitMaskFills (ImportToKernel/LinalgMaskFill.cpp).
+void splitLinalgMaskFills(mlir::Operation *root);
 
 /// Why `op` is not imported because its f64 result is computed from a
 /// narrower float tensor that the program upcast (torch-mlir's f64
@@ -177,6 +206,12 @@ inline constexpr llvm::StringLiteral kImportViewAttr = "mirage.import_view";
 /// Why an op whose recipe failed in its group was disabled (a string), for
 /// its remark; removed after the remarks like kImportViewAttr.
 inline constexpr llvm::StringLiteral kImportWhyAttr = "mirage.import_why";
+
+/// Why a select that looks like a −∞ fill was left in place (a string: a
+/// finite fill, a condition reading the filled value), set by
+/// splitMaskFills for its remark; removed after the remarks like
+/// kImportWhyAttr.
+inline constexpr llvm::StringLiteral kMaskFillWhyAttr = "mirage.mask_fill_why";
 
 /// Whether `a` and `b` have the same element type and the same non-unit dims
 /// in the same order (so the same data in row-major order).

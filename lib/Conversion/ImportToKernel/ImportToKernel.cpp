@@ -50,6 +50,9 @@ LogicalResult verifySilently(Operation *op, std::string &firstError) {
 
 /// Why `op` was left behind.
 std::string reasonIn(Operation *op) {
+  if (auto why = op->getAttrOfType<StringAttr>(kMaskFillWhyAttr))
+    return "a select with no kernel equivalent, not split into an additive "
+           "mask: " + why.str();
   Analysis a = analyzeOp(op);
   if (!a.recipe)
     return a.why;
@@ -66,6 +69,7 @@ std::string reasonIn(Operation *op) {
 std::string reason(Operation *op) {
   std::string why = reasonIn(op);
   op->removeAttr(kImportWhyAttr);
+  op->removeAttr(kMaskFillWhyAttr);
   return why;
 }
 
@@ -140,6 +144,7 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     f->walk([](Operation *op) {
       op->removeAttr(kImportViewAttr);
       op->removeAttr(kImportWhyAttr);
+      op->removeAttr(kMaskFillWhyAttr);
     });
   }
 };

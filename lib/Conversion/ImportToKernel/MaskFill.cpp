@@ -13,7 +13,9 @@
 // models pass anyway. Exact wherever s is finite or −∞ (s + 0 = s,
 // s + (−∞) = −∞); a selected +∞ or NaN in s would become NaN instead of
 // −∞, which is why a condition computed from s (a NaN filter, say) is
-// left alone. docs/Rationale/Import.md, "Mask fills".
+// left alone. The rule (which fills, which conditions, which branch gets
+// the 0) is defined here once; LinalgMaskFill.cpp applies it to the same
+// fill written in a linalg body. docs/Rationale/Import.md, "Mask fills".
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
@@ -22,23 +24,30 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/Matchers.h"
+
+#include <cmath>
 
 using namespace mlir;
 
-namespace {
+//===----------------------------------------------------------------------===//
+// The rule, shared with the linalg form (LinalgMaskFill.cpp)
+//===----------------------------------------------------------------------===//
 
-/// Whether `v` is a splat constant of −∞.
-bool isNegInfSplat(Value v) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+std::optional<bool>
+mirage::import::negInfFillOnTrue(std::optional<double> onTrue,
+                                 std::optional<double> onFalse) {
+  // Only −∞ is absorbing for every finite or −∞ s: s + (−∞) = −∞.
+  auto negInf = [](std::optional<double> x) {
+    return x && std::isinf(*x) && *x < 0;
+  };
+  if (negInf(onTrue))
+    return true;
+  if (negInf(onFalse))
     return false;
-  APFloat x = attr.getSplatValue<APFloat>();
-  return x.isInfinity() && x.isNegative();
+  return std::nullopt;
 }
 
-/// Whether `cond` is computed without reading `s`.
-bool independentOf(Value cond, Value s) {
+bool mirage::import::conditionIndependentOf(Value cond, Value s) {
   if (cond == s)
     return false;
   Operation *def = cond.getDefiningOp();
@@ -55,7 +64,31 @@ bool independentOf(Value cond, Value s) {
   return true;
 }
 
-} // namespace
+std::string mirage::import::whyFillStays(std::optional<double> onTrue,
+                                         std::optional<double> onFalse,
+                                         bool conditionReadsS) {
+  if (!negInfFillOnTrue(onTrue, onFalse)) {
+    // Only a large negative constant is meant to hide (finfo.min, -1e9);
+    // a select of 0 (relu written with cmpf) is no fill.
+    auto hides = [](std::optional<double> x) { return x && *x <= -1e4; };
+    return hides(onTrue) || hides(onFalse)
+               ? "the fill is not -inf (s + c is not c for a finite c)"
+               : "";
+  }
+  if (conditionReadsS)
+    return "its condition reads the filled value (where s is NaN, s + -inf "
+           "is NaN, the select gives -inf)";
+  return "";
+}
+
+std::pair<Value, Value> mirage::import::maskBranches(bool fillOnTrue,
+                                                     Value fill, Value zero) {
+  return fillOnTrue ? std::make_pair(fill, zero) : std::make_pair(zero, fill);
+}
+
+//===----------------------------------------------------------------------===//
+// The TOSA form
+//===----------------------------------------------------------------------===//
 
 void mirage::import::splitMaskFills(Operation *root) {
   SmallVector<tosa::SelectOp> fills;
@@ -65,12 +98,18 @@ void mirage::import::splitMaskFills(Operation *root) {
     if (!type || !isa<FloatType>(type.getElementType()))
       continue;
     // Which side is the fill; s is the other.
-    bool fillOnTrue = isNegInfSplat(sel.getOnTrue());
-    if (!fillOnTrue && !isNegInfSplat(sel.getOnFalse()))
-      continue;
-    Value fill = fillOnTrue ? sel.getOnTrue() : sel.getOnFalse();
-    Value s = fillOnTrue ? sel.getOnFalse() : sel.getOnTrue();
-    if (s.getType() != type || !independentOf(sel.getPred(), s))
+    std::optional<double> t = splatValue(sel.getOnTrue()),
+                          f = splatValue(sel.getOnFalse());
+    std::optional<bool> fillOnTrue = negInfFillOnTrue(t, f);
+    Value fill, s;
+    if (fillOnTrue) {
+      fill = *fillOnTrue ? sel.getOnTrue() : sel.getOnFalse();
+      s = *fillOnTrue ? sel.getOnFalse() : sel.getOnTrue();
+    }
+    bool readsS = s && !conditionIndependentOf(sel.getPred(), s);
+    if (std::string why = whyFillStays(t, f, readsS); !why.empty())
+      sel->setAttr(kMaskFillWhyAttr, StringAttr::get(sel.getContext(), why));
+    if (!fillOnTrue || readsS || s.getType() != type)
       continue;
     auto predType = dyn_cast<RankedTensorType>(sel.getPred().getType());
     auto fillType = dyn_cast<RankedTensorType>(fill.getType());
@@ -90,11 +129,12 @@ void mirage::import::splitMaskFills(Operation *root) {
         DenseElementsAttr::get(unitType,
                                b.getFloatAttr(type.getElementType(), 0.0)));
     auto maskType = RankedTensorType::get(shape, type.getElementType());
+    auto [onTrue, onFalse] = maskBranches(*fillOnTrue, fill, zero);
     Value mask = tosa::SelectOp::create(b, loc, maskType, sel.getPred(),
-                                        fillOnTrue ? fill : zero,
-                                        fillOnTrue ? zero : fill);
+                                        onTrue, onFalse);
     Value sum = tosa::AddOp::create(b, loc, type, s, mask);
     sel.replaceAllUsesWith(sum);
     sel.erase();
   }
+  splitLinalgMaskFills(root);
 }

@@ -50,18 +50,6 @@ std::optional<double> foldScalar(Operation *op, double x, double y) {
   return std::nullopt;
 }
 
-/// `v` rounded to the float type `t` (round to nearest even, what arith's
-/// casts and constants do by default); `v` itself for other types.
-double roundTo(double v, Type t) {
-  auto ft = dyn_cast<FloatType>(t);
-  if (!ft)
-    return v;
-  APFloat a(v);
-  bool lost = false;
-  a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-  return a.convertToDouble();
-}
-
 /// The value of a constant integer scalar (an exponent of math.fpowi, the
 /// operand of sitofp/uitofp).
 std::optional<int64_t> intConstant(Value v) {
@@ -596,6 +584,12 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
   // Splat constants are folded into the body, so without a tensor operand
   // the result is a constant, which has no kernel form (constants enter
   // graphs as operands).
+  if (inputs.empty() && llvm::any_of(body->getOperations(), [](Operation &o) {
+        return isa<linalg::IndexOp>(o);
+      }))
+    return Analysis::no("computed from loop indices only (an index-built "
+                        "mask is materialised outside the graphs and enters "
+                        "them as an operand)");
   if (inputs.empty())
     return Analysis::no("every operand is a splat constant (the result is a "
                         "constant)");
