@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Analysis/Definedness.h"
+#include "Mirage/Analysis/DefinednessCone.h"
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/SymmetricUnitDraw.h"
 #include "Mirage/Analysis/Verifier.h"
@@ -16,6 +17,7 @@
 
 #include "Mirage/Support/SeededValues.h"
 
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
@@ -23,41 +25,19 @@
 #include <mutex>
 #include <unordered_set>
 
+#define DEBUG_TYPE "mirage-definedness"
+
 using namespace mirage;
 using ff::FieldValue;
 using ff::Symbol;
 
 bool mirage::hasPartialOps(const UGraph &g) {
   for (const UOp &op : g.ops) {
-    switch (op.kind) {
-    case OpKind::Binary: // whether a kind may be undefined on part of the
-                         // reals (Verification.md §4.6) is in its facts
-      if (binaryFacts(op.binaryKind()).isPartial())
-        return true;
-      break;
-    case OpKind::Unary:
-      if (unaryFacts(op.unaryKind()).isPartial())
-        return true;
-      break;
-    case OpKind::RmsNorm:
+    if (isPartialOp(op))
       return true;
-    case OpKind::Accum:
-      if (accumRule(op).takesSqrt)
-        return true;
-      break;
-    case OpKind::Custom:
-    case OpKind::ThreadGraph:
-      if (hasPartialOps(g.bodies[op.body]))
-        return true;
-      break;
-    case OpKind::Matmul:
-    case OpKind::Reduce:
-    case OpKind::Concat:
-    case OpKind::InputIterator:
-    case OpKind::OutputSaver:
-    case OpKind::RunningMax: // a max is defined wherever its operand is
-      break;
-    }
+    if ((op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph) &&
+        hasPartialOps(g.bodies[op.body]))
+      return true;
   }
   return false;
 }
@@ -536,7 +516,8 @@ uint64_t mirage::definednessBytes(const UGraph &cand, const UGraph &ref) {
 DefinednessResult mirage::checkDefinedness(const UGraph &cand,
                                            const UGraph &ref, uint64_t seed,
                                            uint64_t memoryLimitBytes,
-                                           unsigned threads) {
+                                           unsigned threads,
+                                           DefinednessScope scope) {
   DefinednessResult res;
   using E = Evaluator<DefinednessSemantics>;
   if (std::string over = memoryOverLimit(definednessBytes(cand, ref),
@@ -547,6 +528,21 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
     res.message = "the definedness check (Verification.md §4.6) " + over;
     return res;
   }
+  // Only the partial calls and what they read (DefinednessCone.h): the same
+  // calls with the same arguments, so the same verdict, without the
+  // operators that feed no divisor, sqrt or pow (P·V in attention).
+  std::optional<UGraph> candCone, refCone;
+  if (scope == DefinednessScope::Cone) {
+    candCone = definednessCone(cand);
+    refCone = definednessCone(ref);
+  }
+  const UGraph &candRun = candCone && refCone ? *candCone : cand;
+  const UGraph &refRun = candCone && refCone ? *refCone : ref;
+  LLVM_DEBUG(llvm::dbgs() << "definedness: multiply-adds evaluated "
+                          << multiplyAdds(candRun) << " of "
+                          << multiplyAdds(cand) << " (candidate), "
+                          << multiplyAdds(refRun) << " of "
+                          << multiplyAdds(ref) << " (reference)\n");
   // A zero divisor in the field makes the fingerprints of that run unusable
   // (the inverse of 0 is not the real divisor's): redraw, as the field check
   // does.
@@ -559,10 +555,10 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
         DefinednessDraw{sem});
     E eval(sem, threads);
     sem.setRole(DefinednessSemantics::Role::Reference);
-    (void)eval.run(ref, ins);
+    (void)eval.run(refRun, ins);
     bool refZero = sem.field().zeroDivisor();
     sem.setRole(DefinednessSemantics::Role::Candidate);
-    (void)eval.run(cand, ins);
+    (void)eval.run(candRun, ins);
     if (sem.failed()) {
       res.status = DefinednessResult::Status::NotShown;
       res.message = sem.failureMessage();
