@@ -546,19 +546,43 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
   // A zero divisor in the field makes the fingerprints of that run unusable
   // (the inverse of 0 is not the real divisor's): redraw, as the field check
   // does.
-  for (unsigned r = 0; r < 8; ++r) {
-    uint64_t key = mix64(mix64(seed ^ 0xdef1ed) + r);
-    DefinednessSemantics sem(key);
+  // One draw: the domain under `key` and its inputs, which read it.
+  struct Draw {
+    DefinednessSemantics sem;
     std::vector<Tensor<DValue>> stored;
-    std::vector<TensorSource<DValue>> ins = counterInputs<DValue>(
-        ref, mix64(key ^ 0x1234567), kStoredInputElements, stored,
-        DefinednessDraw{sem});
-    E eval(sem, threads);
+    std::vector<TensorSource<DValue>> ins;
+    E eval;
+    Draw(uint64_t key, const UGraph &ref, unsigned threads)
+        : sem(key),
+          ins(counterInputs<DValue>(ref, mix64(key ^ 0x1234567),
+                                    kStoredInputElements, stored,
+                                    DefinednessDraw{sem})),
+          eval(sem, threads) {}
+  };
+  auto keyOf = [&](unsigned r) { return mix64(mix64(seed ^ 0xdef1ed) + r); };
+  // The candidate alone first, with no reference calls recorded: if its
+  // sign facts cover every partial call (a softmax's sum of exps, an rms
+  // with eps > 0), the reference's calls are never consulted, and the
+  // reference need not be evaluated. Its values do not depend on the
+  // reference's run (the role changes only what a call checks against),
+  // so they are those of the first draw below, which then passes too.
+  // Only in the cone scope; the whole-graph scope is the check as it was.
+  if (candCone && refCone) {
+    Draw d(keyOf(0), ref, threads);
+    d.sem.setRole(DefinednessSemantics::Role::Candidate);
+    (void)d.eval.run(candRun, d.ins);
+    if (!d.sem.failed() && !d.sem.field().zeroDivisor() &&
+        !d.sem.field().badConstant())
+      return res;
+  }
+  for (unsigned r = 0; r < 8; ++r) {
+    Draw d(keyOf(r), ref, threads);
+    DefinednessSemantics &sem = d.sem;
     sem.setRole(DefinednessSemantics::Role::Reference);
-    (void)eval.run(refRun, ins);
+    (void)d.eval.run(refRun, d.ins);
     bool refZero = sem.field().zeroDivisor();
     sem.setRole(DefinednessSemantics::Role::Candidate);
-    (void)eval.run(candRun, ins);
+    (void)d.eval.run(candRun, d.ins);
     if (sem.failed()) {
       res.status = DefinednessResult::Status::NotShown;
       res.message = sem.failureMessage();
