@@ -492,7 +492,8 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
   // it spares a full mode-U test of both graphs. The verdict is the same
   // in either order (accepted when mode U or mode S accepts); only a pair
   // that both accept reports mode S's bound instead of mode U's.
-  bool sFirst = sApplies && hasRunningMax(cand);
+  bool sFirst =
+      opts.shiftedFirstForRunningMax && sApplies && hasRunningMax(cand);
   if (sFirst)
     if (std::optional<VerificationResult> r = modeS())
       return *r;
