@@ -82,7 +82,8 @@ enum class Keep : uint8_t {
 struct Cone {
   std::vector<Keep> keep;
   std::vector<char> inputUsed;
-  /// Custom ops: the cone of the body, by op index.
+  /// Custom ops, and thread graphs whose results nothing reads: the cone of
+  /// the body, by op index.
   std::vector<std::unique_ptr<Cone>> body;
   std::vector<std::vector<char>> bodyNeedOut;
 };
@@ -114,6 +115,19 @@ std::unique_ptr<Cone> coneOf(const UGraph &g, llvm::ArrayRef<char> needOut) {
       continue;
     }
     c->keep[i] = Keep::Whole;
+    if (op.kind == OpKind::ThreadGraph && !resultNeeded) {
+      // Kept only for its own partial calls (a quotient saved as is, with
+      // its division in the thread graph): its body's cone, and only the
+      // operands that cone reads. With a result read, it stays whole, so
+      // that the result keeps the broadcast shape of all its operands.
+      std::vector<char> bodyNeed(op.results.size(), 0);
+      c->body[i] = coneOf(g.bodies[op.body], bodyNeed);
+      c->bodyNeedOut[i] = std::move(bodyNeed);
+      for (size_t j = 0; j < op.operands.size(); ++j)
+        if (c->body[i]->inputUsed[j])
+          needed[op.operands[j]] = 1;
+      continue;
+    }
     if (op.kind == OpKind::Custom) {
       // Only the body's outputs read here and its own partial calls; its
       // operands only as far as that cone reads them.
@@ -127,7 +141,7 @@ std::unique_ptr<Cone> coneOf(const UGraph &g, llvm::ArrayRef<char> needOut) {
           needed[op.operands[j]] = 1;
       continue;
     }
-    // A thread graph is kept whole: its body is a few scalar operators.
+    // A thread graph whose result is read is kept whole.
     for (int32_t v : op.operands)
       needed[v] = 1;
   }
@@ -183,6 +197,22 @@ std::optional<UGraph> rebuild(const UGraph &g, const Cone &c,
         for (size_t j = 0; j < op.results.size(); ++j)
           if (c.bodyNeedOut[i][j])
             map[op.results[j]] = r++;
+        continue;
+      }
+      if (op.kind == OpKind::ThreadGraph && c.body[i]) {
+        // Reduced to its partial calls; nothing reads its results, but a
+        // thread graph has one at least: the last kept operator's.
+        const Cone &bc = *c.body[i];
+        for (size_t j = 0; j < op.operands.size(); ++j)
+          if (bc.inputUsed[j])
+            in.push_back(map[op.operands[j]]);
+        std::optional<UGraph> body =
+            rebuild(g.bodies[op.body], bc, c.bodyNeedOut[i], false);
+        if (!body || body->ops.empty() || in.empty())
+          return std::nullopt;
+        body->outputs.push_back(body->ops.back().results[0]);
+        if (n.addThreadGraph(in, std::move(*body)) < 0)
+          return std::nullopt;
         continue;
       }
       for (int32_t v : op.operands)

@@ -364,3 +364,63 @@ TEST(DefinednessCone, DrawnDivisorsSameVerdicts) {
   EXPECT_GT(shown, 20u);
   EXPECT_GT(refused, 50u);
 }
+
+namespace {
+/// rms_norm(x)·W as one kernel whose division is in a thread graph (as
+/// rmsnorm_matmul's hand-written best graph): x [4, 64], W [64, 32], two
+/// blocks of 16 columns, four iterations of 16 along k. `mutant`: divides
+/// by relu(rms − 1), which may be zero where the reference is defined.
+UGraph rmsMatmulThreadDiv(bool mutant) {
+  UGraph t(Level::Thread);
+  int32_t a = t.addInput({}, ElemType::F32);
+  int32_t r = t.addInput({}, ElemType::F32);
+  if (mutant)
+    r = t.addUnary(UnaryKind::relu,
+                   t.addUnary(UnaryKind::add_scalar, r, -1.0));
+  t.markOutput(t.addBinary(BinaryKind::div, a, r));
+  UGraph b(Level::Block);
+  b.grid = {2, 1, 1};
+  b.forloopRange = 4;
+  int32_t X = b.addInput({4, 64}, ElemType::F32);
+  int32_t W = b.addInput({64, 32}, ElemType::F32);
+  int32_t xt = b.addInputIterator(X, {-1, -1, -1}, 1);
+  int32_t wt = b.addInputIterator(W, {1, -1, -1}, 0);
+  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+  int32_t rms = b.addAccum(AccumKind::rms_last, xt, -1, 0);
+  int32_t q = b.addThreadGraph({acc, rms}, std::move(t));
+  b.markOutput(b.addOutputSaver(q, {1, -1, -1}));
+  EXPECT_TRUE(b.error.empty()) << b.error;
+  UGraph g;
+  int32_t x = g.addInput({4, 64}, ElemType::F32);
+  int32_t w = g.addInput({64, 32}, ElemType::F32);
+  g.markOutput(g.addCustom({x, w}, std::move(b)));
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+} // namespace
+
+/// A thread graph kept only for its division keeps only its divisor's
+/// operand: the matmul that computes its dividend, and the weight, go.
+/// Verdicts as on the whole graphs: accepted (the reference divides by the
+/// same rms), and the relu(rms − 1) mutant rejected.
+TEST(DefinednessCone, ThreadGraphDivisionKeepsOnlyItsDivisor) {
+  UGraph ref;
+  int32_t x = ref.addInput({4, 64}, ElemType::F32);
+  int32_t w = ref.addInput({64, 32}, ElemType::F32);
+  ref.markOutput(ref.addMatmul(ref.addRmsNorm(x, -1, 0.0), w));
+  for (bool mutant : {false, true}) {
+    UGraph cand = rmsMatmulThreadDiv(mutant);
+    std::optional<UGraph> c = definednessCone(cand);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(count(*c, OpKind::Matmul), 0);
+    EXPECT_EQ(count(*c, OpKind::ThreadGraph), 1);
+    ASSERT_EQ(c->bodies.size(), 1u);
+    EXPECT_EQ(c->bodies[0].inputs.size(), 1u); // x only
+    expectSameVerdict(cand, ref, mutant ? "relu(rms - 1)" : "rms");
+    DefinednessResult r = checkDefinedness(cand, ref, 3);
+    if (mutant)
+      EXPECT_EQ(r.status, DefinednessResult::Status::NotShown) << r.message;
+    else
+      EXPECT_TRUE(r.ok()) << r.message;
+  }
+}

@@ -15,7 +15,9 @@
 // call none, so they record nothing and check nothing. A division whose
 // quotient nothing in the cone reads becomes a reciprocal of its divisor:
 // the domain's division checks and records the divisor alone, and the
-// field's zero-divisor flag depends on the divisor alone.
+// field's zero-divisor flag depends on the divisor alone. A Custom op, and
+// a thread graph whose results nothing kept reads, keep the cone of their
+// body and the operands that cone reads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_ANALYSIS_DEFINEDNESSCONE_H
