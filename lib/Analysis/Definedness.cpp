@@ -137,7 +137,11 @@ public:
   /// The evaluator's workers may share the domain: the recorded sets and the
   /// failure are guarded by a mutex, the field domain is parallel-safe.
   static constexpr bool kParallelSafe = true;
-  enum class Role : uint8_t { Reference, Candidate };
+  /// Probe: the candidate alone, checked as Candidate against no recorded
+  /// reference calls; only whether it fails matters, so after the first
+  /// failure every operation returns zero at once (the rest of the run is
+  /// discarded).
+  enum class Role : uint8_t { Reference, Candidate, Probe };
 
   explicit DefinednessSemantics(uint64_t key)
       : f(key, FiniteFieldSemantics::ExpMode::Uninterpreted) {}
@@ -175,6 +179,12 @@ public:
                int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
     enum : uint8_t { kOpen = 1, kAnyPos = 2 };
     const int64_t rows = i1 - i0, w = j1 - j0;
+    if (skipping()) {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j)
+          pc[i * n + j] = zero();
+      return;
+    }
     thread_local std::vector<FieldValue> a, b, c;
     thread_local std::vector<uint8_t> state;
     a.resize(rows * k);
@@ -233,6 +243,8 @@ public:
   Value input(FieldValue fp) const { return atom(fp, 0, AtomKind::Input); }
 
   Value add(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if (a.flags & kZero)
       return b;
     if (b.flags & kZero)
@@ -246,6 +258,8 @@ public:
     return atom(f.add(a.fp, b.fp), fl, AtomKind::Sum);
   }
   Value sub(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if (b.flags & kZero)
       return a;
     if (a.fp.identical(b.fp))
@@ -255,11 +269,15 @@ public:
     return atom(f.sub(a.fp, b.fp), 0, AtomKind::Sum);
   }
   Value mul(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if ((a.flags & kZero) || (b.flags & kZero))
       return zero();
     return merge(a, b, 1, f.mul(a.fp, b.fp), productFlags(a, b));
   }
   Value div(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     divisor(b);
     FieldValue fp = f.div(a.fp, b.fp);
     if (a.flags & kZero)
@@ -274,12 +292,16 @@ public:
     return merge(a, b, -1, fp, fl);
   }
   Value pow(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     FieldValue fp = f.pow(a.fp, b.fp);
     powCall(a, fp);
     return atom(fp, (a.flags & kPos) ? kPos | kNonNeg | kNonZero : 0,
                 AtomKind::Pow);
   }
   Value max(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if (a.fp.identical(b.fp))
       return a;
     uint8_t fl = 0;
@@ -290,6 +312,8 @@ public:
     return atom(f.max(a.fp, b.fp), fl, AtomKind::Max);
   }
   Value unary(UnaryKind k, const Value &x, double scalar) const {
+    if (skipping())
+      return zero();
     return applyUnary(*this, k, x, scalar);
   }
   // The primitives of ScalarFormulas.h: field oracles with their sign facts.
@@ -314,6 +338,7 @@ public:
 
   void setRole(Role r) { role = r; }
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
+  bool skipping() const { return role == Role::Probe && failed(); }
   const std::string &failureMessage() const { return failure; }
   const FiniteFieldSemantics &field() const { return f; }
 
@@ -359,6 +384,35 @@ private:
   /// a · b^sign as factorizations.
   static Value merge(const Value &a, const Value &b, int sign, FieldValue fp,
                      uint8_t flags) {
+    // At most one atom on each side (x·x of an input, a sum times a sum,
+    // the squares of an rms): the merge below without its scratch array of
+    // eight atoms, which cost more than the rest; the same atoms in the
+    // same order.
+    if (a.n <= 1 && b.n <= 1) {
+      Value v;
+      v.fp = fp;
+      v.flags = flags;
+      v.negative = a.negative != b.negative;
+      v.n = 0;
+      if (a.n == 1)
+        v.atoms[v.n++] = a.atoms[0];
+      if (b.n == 1) {
+        Atom t = b.atoms[0];
+        t.e = (int8_t)(sign * t.e);
+        if (v.n == 1 && v.atoms[0].fp.identical(t.fp)) {
+          int e = v.atoms[0].e + t.e;
+          if (e > 100 || e < -100)
+            return atom(fp, flags, AtomKind::Product);
+          if (e == 0)
+            v.n = 0;
+          else
+            v.atoms[0].e = (int8_t)e;
+        } else {
+          v.atoms[v.n++] = t;
+        }
+      }
+      return v;
+    }
     Value v;
     v.fp = fp;
     v.flags = flags;
@@ -569,7 +623,7 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
   // Only in the cone scope; the whole-graph scope is the check as it was.
   if (candCone && refCone) {
     Draw d(keyOf(0), ref, threads);
-    d.sem.setRole(DefinednessSemantics::Role::Candidate);
+    d.sem.setRole(DefinednessSemantics::Role::Probe);
     (void)d.eval.run(candRun, d.ins);
     if (!d.sem.failed() && !d.sem.field().zeroDivisor() &&
         !d.sem.field().badConstant())
