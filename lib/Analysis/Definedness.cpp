@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Analysis/Definedness.h"
+#include "Mirage/Analysis/DefinednessCone.h"
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/SymmetricUnitDraw.h"
 #include "Mirage/Analysis/Verifier.h"
@@ -16,6 +17,7 @@
 
 #include "Mirage/Support/SeededValues.h"
 
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
@@ -23,41 +25,19 @@
 #include <mutex>
 #include <unordered_set>
 
+#define DEBUG_TYPE "mirage-definedness"
+
 using namespace mirage;
 using ff::FieldValue;
 using ff::Symbol;
 
 bool mirage::hasPartialOps(const UGraph &g) {
   for (const UOp &op : g.ops) {
-    switch (op.kind) {
-    case OpKind::Binary: // whether a kind may be undefined on part of the
-                         // reals (Verification.md §4.6) is in its facts
-      if (binaryFacts(op.binaryKind()).isPartial())
-        return true;
-      break;
-    case OpKind::Unary:
-      if (unaryFacts(op.unaryKind()).isPartial())
-        return true;
-      break;
-    case OpKind::RmsNorm:
+    if (isPartialOp(op))
       return true;
-    case OpKind::Accum:
-      if (accumRule(op).takesSqrt)
-        return true;
-      break;
-    case OpKind::Custom:
-    case OpKind::ThreadGraph:
-      if (hasPartialOps(g.bodies[op.body]))
-        return true;
-      break;
-    case OpKind::Matmul:
-    case OpKind::Reduce:
-    case OpKind::Concat:
-    case OpKind::InputIterator:
-    case OpKind::OutputSaver:
-    case OpKind::RunningMax: // a max is defined wherever its operand is
-      break;
-    }
+    if ((op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph) &&
+        hasPartialOps(g.bodies[op.body]))
+      return true;
   }
   return false;
 }
@@ -157,7 +137,11 @@ public:
   /// The evaluator's workers may share the domain: the recorded sets and the
   /// failure are guarded by a mutex, the field domain is parallel-safe.
   static constexpr bool kParallelSafe = true;
-  enum class Role : uint8_t { Reference, Candidate };
+  /// Probe: the candidate alone, checked as Candidate against no recorded
+  /// reference calls; only whether it fails matters, so after the first
+  /// failure every operation returns zero at once (the rest of the run is
+  /// discarded).
+  enum class Role : uint8_t { Reference, Candidate, Probe };
 
   explicit DefinednessSemantics(uint64_t key)
       : f(key, FiniteFieldSemantics::ExpMode::Uninterpreted) {}
@@ -195,6 +179,12 @@ public:
                int64_t i1, int64_t j0, int64_t j1, RowOfB &&rowOfB) const {
     enum : uint8_t { kOpen = 1, kAnyPos = 2 };
     const int64_t rows = i1 - i0, w = j1 - j0;
+    if (skipping()) {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j)
+          pc[i * n + j] = zero();
+      return;
+    }
     thread_local std::vector<FieldValue> a, b, c;
     thread_local std::vector<uint8_t> state;
     a.resize(rows * k);
@@ -253,6 +243,8 @@ public:
   Value input(FieldValue fp) const { return atom(fp, 0, AtomKind::Input); }
 
   Value add(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if (a.flags & kZero)
       return b;
     if (b.flags & kZero)
@@ -266,6 +258,8 @@ public:
     return atom(f.add(a.fp, b.fp), fl, AtomKind::Sum);
   }
   Value sub(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if (b.flags & kZero)
       return a;
     if (a.fp.identical(b.fp))
@@ -275,11 +269,15 @@ public:
     return atom(f.sub(a.fp, b.fp), 0, AtomKind::Sum);
   }
   Value mul(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if ((a.flags & kZero) || (b.flags & kZero))
       return zero();
     return merge(a, b, 1, f.mul(a.fp, b.fp), productFlags(a, b));
   }
   Value div(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     divisor(b);
     FieldValue fp = f.div(a.fp, b.fp);
     if (a.flags & kZero)
@@ -294,12 +292,16 @@ public:
     return merge(a, b, -1, fp, fl);
   }
   Value pow(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     FieldValue fp = f.pow(a.fp, b.fp);
     powCall(a, fp);
     return atom(fp, (a.flags & kPos) ? kPos | kNonNeg | kNonZero : 0,
                 AtomKind::Pow);
   }
   Value max(const Value &a, const Value &b) const {
+    if (skipping())
+      return zero();
     if (a.fp.identical(b.fp))
       return a;
     uint8_t fl = 0;
@@ -310,6 +312,8 @@ public:
     return atom(f.max(a.fp, b.fp), fl, AtomKind::Max);
   }
   Value unary(UnaryKind k, const Value &x, double scalar) const {
+    if (skipping())
+      return zero();
     return applyUnary(*this, k, x, scalar);
   }
   // The primitives of ScalarFormulas.h: field oracles with their sign facts.
@@ -334,6 +338,7 @@ public:
 
   void setRole(Role r) { role = r; }
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
+  bool skipping() const { return role == Role::Probe && failed(); }
   const std::string &failureMessage() const { return failure; }
   const FiniteFieldSemantics &field() const { return f; }
 
@@ -379,6 +384,35 @@ private:
   /// a · b^sign as factorizations.
   static Value merge(const Value &a, const Value &b, int sign, FieldValue fp,
                      uint8_t flags) {
+    // At most one atom on each side (x·x of an input, a sum times a sum,
+    // the squares of an rms): the merge below without its scratch array of
+    // eight atoms, which cost more than the rest; the same atoms in the
+    // same order.
+    if (a.n <= 1 && b.n <= 1) {
+      Value v;
+      v.fp = fp;
+      v.flags = flags;
+      v.negative = a.negative != b.negative;
+      v.n = 0;
+      if (a.n == 1)
+        v.atoms[v.n++] = a.atoms[0];
+      if (b.n == 1) {
+        Atom t = b.atoms[0];
+        t.e = (int8_t)(sign * t.e);
+        if (v.n == 1 && v.atoms[0].fp.identical(t.fp)) {
+          int e = v.atoms[0].e + t.e;
+          if (e > 100 || e < -100)
+            return atom(fp, flags, AtomKind::Product);
+          if (e == 0)
+            v.n = 0;
+          else
+            v.atoms[0].e = (int8_t)e;
+        } else {
+          v.atoms[v.n++] = t;
+        }
+      }
+      return v;
+    }
     Value v;
     v.fp = fp;
     v.flags = flags;
@@ -536,7 +570,8 @@ uint64_t mirage::definednessBytes(const UGraph &cand, const UGraph &ref) {
 DefinednessResult mirage::checkDefinedness(const UGraph &cand,
                                            const UGraph &ref, uint64_t seed,
                                            uint64_t memoryLimitBytes,
-                                           unsigned threads) {
+                                           unsigned threads,
+                                           DefinednessScope scope) {
   DefinednessResult res;
   using E = Evaluator<DefinednessSemantics>;
   if (std::string over = memoryOverLimit(definednessBytes(cand, ref),
@@ -547,22 +582,61 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
     res.message = "the definedness check (Verification.md §4.6) " + over;
     return res;
   }
+  // Only the partial calls and what they read (DefinednessCone.h): the same
+  // calls with the same arguments, so the same verdict, without the
+  // operators that feed no divisor, sqrt or pow (P·V in attention).
+  std::optional<UGraph> candCone, refCone;
+  if (scope == DefinednessScope::Cone) {
+    candCone = definednessCone(cand);
+    refCone = definednessCone(ref);
+  }
+  const UGraph &candRun = candCone && refCone ? *candCone : cand;
+  const UGraph &refRun = candCone && refCone ? *refCone : ref;
+  LLVM_DEBUG(llvm::dbgs() << "definedness: multiply-adds evaluated "
+                          << multiplyAdds(candRun) << " of "
+                          << multiplyAdds(cand) << " (candidate), "
+                          << multiplyAdds(refRun) << " of "
+                          << multiplyAdds(ref) << " (reference)\n");
   // A zero divisor in the field makes the fingerprints of that run unusable
   // (the inverse of 0 is not the real divisor's): redraw, as the field check
   // does.
-  for (unsigned r = 0; r < 8; ++r) {
-    uint64_t key = mix64(mix64(seed ^ 0xdef1ed) + r);
-    DefinednessSemantics sem(key);
+  // One draw: the domain under `key` and its inputs, which read it.
+  struct Draw {
+    DefinednessSemantics sem;
     std::vector<Tensor<DValue>> stored;
-    std::vector<TensorSource<DValue>> ins = counterInputs<DValue>(
-        ref, mix64(key ^ 0x1234567), kStoredInputElements, stored,
-        DefinednessDraw{sem});
-    E eval(sem, threads);
+    std::vector<TensorSource<DValue>> ins;
+    E eval;
+    Draw(uint64_t key, const UGraph &ref, unsigned threads)
+        : sem(key),
+          ins(counterInputs<DValue>(ref, mix64(key ^ 0x1234567),
+                                    kStoredInputElements, stored,
+                                    DefinednessDraw{sem})),
+          eval(sem, threads) {}
+  };
+  auto keyOf = [&](unsigned r) { return mix64(mix64(seed ^ 0xdef1ed) + r); };
+  // The candidate alone first, with no reference calls recorded: if its
+  // sign facts cover every partial call (a softmax's sum of exps, an rms
+  // with eps > 0), the reference's calls are never consulted, and the
+  // reference need not be evaluated. Its values do not depend on the
+  // reference's run (the role changes only what a call checks against),
+  // so they are those of the first draw below, which then passes too.
+  // Only in the cone scope; the whole-graph scope is the check as it was.
+  if (candCone && refCone) {
+    Draw d(keyOf(0), ref, threads);
+    d.sem.setRole(DefinednessSemantics::Role::Probe);
+    (void)d.eval.run(candRun, d.ins);
+    if (!d.sem.failed() && !d.sem.field().zeroDivisor() &&
+        !d.sem.field().badConstant())
+      return res;
+  }
+  for (unsigned r = 0; r < 8; ++r) {
+    Draw d(keyOf(r), ref, threads);
+    DefinednessSemantics &sem = d.sem;
     sem.setRole(DefinednessSemantics::Role::Reference);
-    (void)eval.run(ref, ins);
+    (void)d.eval.run(refRun, d.ins);
     bool refZero = sem.field().zeroDivisor();
     sem.setRole(DefinednessSemantics::Role::Candidate);
-    (void)eval.run(cand, ins);
+    (void)d.eval.run(candRun, d.ins);
     if (sem.failed()) {
       res.status = DefinednessResult::Status::NotShown;
       res.message = sem.failureMessage();

@@ -243,6 +243,15 @@ double mirage::multiplyAdds(const UGraph &g) {
 }
 
 namespace {
+/// Whether `g` (nested graphs included) has a running max.
+bool hasRunningMax(const UGraph &g) {
+  for (const UOp &op : g.ops)
+    if (op.kind == OpKind::RunningMax ||
+        (op.body >= 0 && hasRunningMax(g.bodies[op.body])))
+      return true;
+  return false;
+}
+
 llvm::SmallVector<bool, 8> generatedInputs(const UGraph &ref) {
   llvm::SmallVector<bool, 8> gen;
   for (int32_t v : ref.inputs)
@@ -451,38 +460,57 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
                                               progress);
     return {std::move(o), b};
   };
+  // 1b. Mode S (§2a): still mode U, with every exp of a difference read as a
+  //     quotient of exps (a true identity), so the shifts of an online or
+  //     split softmax cancel whatever its maxima are. A difference here is
+  //     not a real one (the identity is used only where exp reads a sub),
+  //     so mode I still decides.
+  bool hasExp = containsExp(cand) || containsExp(ref);
+  bool sApplies =
+      hasExp && (hasShiftedExp(cand) || hasShiftedExp(ref));
+  auto modeS = [&]() -> std::optional<VerificationResult> {
+    std::optional<UGraph> cs = expandShiftedExps(cand);
+    std::optional<UGraph> rs = expandShiftedExps(ref);
+    if (!cs || !rs ||
+        !memoryOverLimit(verificationBytes(*cs, *rs), "field values",
+                         opts.memoryLimitBytes)
+             .empty())
+      return std::nullopt;
+    auto [sm, bs] = modeU(*cs, *rs);
+    bool sAgrees =
+        !modeFailure(sm) && (sm.identity || !sm.permutation.empty());
+    if (!sAgrees || bs.vacuous())
+      return std::nullopt;
+    VerificationResult r = accept(sm, bs);
+    r.message += " (mode S: exp of a difference read as a quotient of "
+                 "exps, Verification.md §2a)";
+    return r;
+  };
+  // A candidate with a running max (OnlineSoftmax.md) folds its maxima in
+  // another order than the reference's reduce_max, so mode U, where max is
+  // a free symbol, differs on it and only mode S can accept: tried first,
+  // it spares a full mode-U test of both graphs. The verdict is the same
+  // in either order (accepted when mode U or mode S accepts); only a pair
+  // that both accept reports mode S's bound instead of mode U's.
+  bool sFirst =
+      opts.shiftedFirstForRunningMax && sApplies && hasRunningMax(cand);
+  if (sFirst)
+    if (std::optional<VerificationResult> r = modeS())
+      return *r;
+
   auto [u, bu] = modeU(cand, ref);
   if (auto why = modeFailure(u))
     return inconclusive(*why);
   bool uAgrees = u.identity || !u.permutation.empty();
   if (uAgrees && !bu.vacuous())
     return accept(u, bu);
-  bool hasExp = containsExp(cand) || containsExp(ref);
   if (!uAgrees && !hasExp)
     return reject(u, bu);
 
-  // 1b. Mode S (§2a): still mode U, with every exp of a difference read as a
-  //     quotient of exps (a true identity), so the shifts of an online or
-  //     split softmax cancel whatever its maxima are. Tried only when mode U
-  //     did not accept; a difference here is not a real one (the identity
-  //     is used only where exp reads a sub), so mode I still decides.
-  if (hasExp && (hasShiftedExp(cand) || hasShiftedExp(ref))) {
-    std::optional<UGraph> cs = expandShiftedExps(cand);
-    std::optional<UGraph> rs = expandShiftedExps(ref);
-    if (cs && rs &&
-        memoryOverLimit(verificationBytes(*cs, *rs), "field values",
-                        opts.memoryLimitBytes)
-            .empty()) {
-      auto [sm, bs] = modeU(*cs, *rs);
-      bool sAgrees = !modeFailure(sm) && (sm.identity || !sm.permutation.empty());
-      if (sAgrees && !bs.vacuous()) {
-        VerificationResult r = accept(sm, bs);
-        r.message += " (mode S: exp of a difference read as a quotient of "
-                     "exps, Verification.md §2a)";
-        return r;
-      }
-    }
-  }
+  // Tried only when mode U did not accept (unless tried first above).
+  if (sApplies && !sFirst)
+    if (std::optional<VerificationResult> r = modeS())
+      return *r;
 
   // 2. exp interpreted as ω^{x_q} (the paper's LAX semantics): complete for
   //    LAX graphs (equivalent graphs always pass), bound by Theorem 2.

@@ -173,3 +173,25 @@ TEST(OnlineSoftmax, WrongRescalesAreRejected) {
     }
   }
 }
+
+/// Mode S is tried first for a candidate with a running max (Verification.md
+/// §2a, "Order"): the same verdict as mode U first, for the correct forms
+/// and for every mutant, and the correct forms are still accepted in mode S
+/// with the same bound.
+TEST(OnlineSoftmax, ModeSFirstGivesTheSameVerdicts) {
+  for (Flash v : {Flash::Correct, Flash::PerElementSum, Flash::MissingRescale,
+                  Flash::ShiftByPrev, Flash::WrongAxis}) {
+    UGraph cand = flash(v);
+    for (uint64_t seed : {1u, 7u, 42u}) {
+      VerifyOptions o;
+      o.seed = seed;
+      VerificationResult first = verifyEquivalence(cand, reference(), o);
+      o.shiftedFirstForRunningMax = false;
+      VerificationResult last = verifyEquivalence(cand, reference(), o);
+      EXPECT_EQ(first.status, last.status)
+          << name(v) << ": " << first.message << " / " << last.message;
+      EXPECT_EQ(first.message, last.message) << name(v);
+      EXPECT_EQ(first.log2Bound, last.log2Bound) << name(v);
+    }
+  }
+}

@@ -61,14 +61,21 @@ struct DefinednessResult {
 /// verificationBytes includes them.
 uint64_t definednessBytes(const UGraph &cand, const UGraph &ref);
 
+/// What the expression check evaluates: the cone of the partial calls
+/// (DefinednessCone.h), or the whole graphs, which give the same verdict
+/// (tests compare the two).
+enum class DefinednessScope : uint8_t { Cone, WholeGraphs };
+
 /// The expression check (Verification.md §4.6). `seed` keys the field
-/// fingerprints; `memoryLimitBytes` 0 is the default budget; `threads`
-/// evaluator workers (0: hardware_concurrency), the verdict does not depend
-/// on it.
+/// fingerprints; `memoryLimitBytes` 0 is the default budget (checked on the
+/// whole graphs whatever the scope); `threads` evaluator workers (0:
+/// hardware_concurrency), the verdict does not depend on it.
 DefinednessResult checkDefinedness(const UGraph &cand, const UGraph &ref,
                                    uint64_t seed,
                                    uint64_t memoryLimitBytes = 0,
-                                   unsigned threads = 1);
+                                   unsigned threads = 1,
+                                   DefinednessScope scope =
+                                       DefinednessScope::Cone);
 
 /// The wide-range float64 trials (Verification.md §4.6).
 DefinednessResult wideFloat64Refinement(const UGraph &cand, const UGraph &ref,

@@ -162,6 +162,10 @@ struct VerifyOptions {
   bool probeWhenVacuous = true;
   /// Mode U in four 28-bit fields (Verification.md §4.2c).
   LaneFieldUse laneFields = LaneFieldUse::Auto;
+  /// Try mode S before mode U when the candidate has a running max, which
+  /// mode U cannot accept (Verification.md §2a, "Order"); off: mode U
+  /// first for every pair. The verdict is the same either way.
+  bool shiftedFirstForRunningMax = true;
 };
 
 enum class VerifyStatus : uint8_t {
