@@ -8,7 +8,6 @@
 #include "Mirage/Analysis/FiniteField.h"
 #include "Mirage/Analysis/SymmetricUnitDraw.h"
 #include "Mirage/Analysis/Verifier.h"
-#include "Mirage/Semantics/AccumRules.h"
 #include "Mirage/Semantics/CounterInputs.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"

@@ -65,6 +65,20 @@ const UOp *firstOf(const UGraph &b, OpKind kind) {
   return nullptr;
 }
 
+/// Flash-decoding's pair for a shift-free GQA reference of 2 heads: the
+/// one-kernel form with one row block per head, its keys split over 8
+/// blocks of one iteration, each shifted by its own maxima
+/// (localizeSplitMax); nullopt where a stage refuses.
+std::optional<UGraph> flashDecodingPair(const ShiftFree &sf) {
+  UGraph one = gqaOneKernelBlock(sf.ref, 1, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  UGraph pair;
+  if (!plan.ok || !instantiateSplit(one, plan, sf.ref, {2, 1, 1},
+                                    /*splits=*/8, /*forloop=*/1, pair))
+    return std::nullopt;
+  return localizeSplitMax(pair, sf);
+}
+
 VerificationResult verifyAt64Bits(const UGraph &cand, const UGraph &ref) {
   VerifyOptions vo;
   vo.targetBits = 64;
@@ -515,13 +529,7 @@ TEST(SplitReduction, WidenedCombinesSpreadTheFoldOverColumns) {
   UGraph ref = stableGqaReference(2, 16, 64, 256);
   std::optional<ShiftFree> sf = shiftFreeReference(ref);
   ASSERT_TRUE(sf);
-  UGraph one = gqaOneKernelBlock(sf->ref, 1, 4);
-  SplitPlan plan = planSplit(one, twoAxesAndLoop());
-  ASSERT_TRUE(plan.ok) << plan.why;
-  UGraph pair;
-  ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {2, 1, 1}, /*splits=*/8,
-                               /*forloop=*/1, pair));
-  std::optional<UGraph> local = localizeSplitMax(pair, *sf);
+  std::optional<UGraph> local = flashDecodingPair(*sf);
   ASSERT_TRUE(local);
 
   std::vector<UGraph> wide = widenedCombines(*local);
