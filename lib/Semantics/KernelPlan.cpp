@@ -252,14 +252,19 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     plan.matmuls.push_back(std::move(m));
   }
 
+  // A value's tile buffer: its rows padded as a tensor-core operand's.
+  auto bufferShape = [&](size_t v) {
+    Shape shape = block.values[v].shape;
+    if (shape.size() >= 2 && rows[v] > shape[shape.size() - 2])
+      shape[shape.size() - 2] = rows[v];
+    return shape;
+  };
   for (size_t v = 0; v < block.values.size(); ++v) {
     if (!sched.buffered[v])
       continue;
     TilePlan t;
     t.value = static_cast<int32_t>(v);
-    t.shape = block.values[v].shape;
-    if (t.shape.size() >= 2 && rows[v] > t.shape[t.shape.size() - 2])
-      t.shape[t.shape.size() - 2] = rows[v];
+    t.shape = bufferShape(v);
     t.storage = sched.storage[v];
     t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
     plan.tiles.push_back(std::move(t));
@@ -269,13 +274,8 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const UOp &op = block.ops[i];
     if (op.kind == OpKind::InputIterator) {
-      // The tile's buffer: its rows padded as a tensor-core operand's.
-      Shape buffer = block.values[op.results[0]].shape;
-      if (buffer.size() >= 2)
-        buffer[buffer.size() - 2] =
-            std::max(buffer[buffer.size() - 2], rows[op.results[0]]);
-      CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i), buffer,
-                            plan.threads);
+      CopyPlan c = planCopy(block, sched, static_cast<int32_t>(i),
+                            bufferShape(op.results[0]), plan.threads);
       (c.inLoop ? plan.loopLoadBytes : plan.onceLoadBytes) += c.bytes;
       (c.inLoop ? plan.loopRoundTrips : plan.onceRoundTrips) += c.roundTrips;
       (c.inLoop ? anyAsyncInLoop : anyAsyncOnce) |= c.grouped;

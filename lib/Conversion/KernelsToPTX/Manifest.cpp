@@ -45,6 +45,7 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
     for (int32_t a : k.args)
       args.push_back(a);
     const KernelPlan &p = k.plan;
+    const ManifestInfo::Estimate e = info.estimates.lookup(k.name);
     kernels.push_back(llvm::json::Object{
         {"name", k.name},
         {"grid", shapeArray(k.grid)},
@@ -60,9 +61,9 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
              {"tensor_core_matmuls", p.tensorCoreMatmuls()},
              {"resident_blocks_per_sm", p.residentBlocksPerSM},
              {"bytes_in_flight_per_block", p.bytesInFlightPerBlock},
-             {"estimate_us", info.estimates.lookup(k.name).seconds * 1e6},
-             {"l2_bytes", info.estimates.lookup(k.name).tileBytes},
-             {"dram_bytes", info.estimates.lookup(k.name).dramBytes}}}});
+             {"estimate_us", e.seconds * 1e6},
+             {"l2_bytes", e.tileBytes},
+             {"dram_bytes", e.dramBytes}}}});
   }
   // One buffer and one kernel per line: readable and diffable.
   std::string out;
