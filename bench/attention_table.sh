@@ -7,7 +7,10 @@
 #
 # Per workload: kernels before -> after, the winner's tile traffic (the
 # plan's loads and stores of every block, through L2, from the manifests)
-# against the compulsory bytes (every input and output once), search and verification seconds, the stated bound, the
+# against the compulsory bytes (every input and output once), how often
+# the inputs are loaded (every block's loads of the graph's inputs against
+# their sizes, apart from the intermediates a split pair writes and reads
+# back), search and verification seconds, the stated bound, the
 # cost model's estimate before -> after, and per kernel of the winner its
 # grid, shared memory, pipelining (wait depths) and the audit's flags.
 # Columns of the per-kernel audit: bench/kernel_audit.py.
@@ -18,8 +21,8 @@ BUDGET=${2:-60}
 OPT=$BUILD/bin/mirage-opt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "| workload | kernels | search s | verify s | bound | est. µs (h100) | tile traffic / compulsory MB | winner kernels (grid, smem KiB, wait depths, flags) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| workload | kernels | search s | verify s | bound | est. µs (h100) | tile traffic / compulsory MB | input loads / inputs MB | winner kernels (grid, smem KiB, wait depths, flags) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for f in bench/models/attention/*.mlir; do
   w=$(basename "$f" .mlir)
   out=$tmp/$w
@@ -34,16 +37,24 @@ for g in rep["graphs"]:
     opt = g["graph"] + "_opt"
     man = os.path.join(out, opt + ".sm_90.manifest.json")
     if not os.path.exists(man):
-        print(f"| {name} | {g['kernels_in_input']} → {g['kernels_in_input']} (unchanged) | {g['search_seconds']:.1f} | - | - | - | - | - |")
+        print(f"| {name} | {g['kernels_in_input']} → {g['kernels_in_input']} (unchanged) | {g['search_seconds']:.1f} | - | - | - | - | - | - |")
         continue
     m = json.load(open(man))
-    compulsory = 0
+    compulsory = inputs = 0
     for b in m["buffers"]:
         if b["role"] in ("input", "output"):
             n = 1
             for s in b["shape"]:
                 n *= s
             compulsory += n * DT[b["dtype"]]
+            if b["role"] == "input":
+                inputs += n * DT[b["dtype"]]
+    # The plan's loads of each input-role argument, every block's.
+    input_loads = 0
+    for k in m["kernels"]:
+        for a, loaded in zip(k["args"], k["plan"].get("loaded_bytes") or []):
+            if m["buffers"][a]["role"] == "input":
+                input_loads += loaded
     ks = [k for k in audit["kernels"] if k["graph"] == opt]
     # Every block's tile loads and stores (the plan's, through L2): a K
     # tile read by 8 blocks counts 8 times. Not the kernel arguments'
@@ -62,6 +73,7 @@ for g in rep["graphs"]:
           f"{g['search_seconds']:.1f}{budget} | {v.get('seconds', 0):.1f} | {bound} | "
           f"{g['input_cost_us']:.1f} → {g['best_cost_us']:.1f} | "
           f"{moved/1e6:.1f} / {compulsory/1e6:.1f} ({moved/compulsory:.2f}×) | "
+          f"{input_loads/1e6:.1f} / {inputs/1e6:.1f} ({input_loads/inputs:.2f}×) | "
           + "; ".join(cells) + " |")
 PY
 done

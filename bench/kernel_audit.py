@@ -135,7 +135,8 @@ FLAGS = ["NO-LAUNCH", "SPILLS", "UNPIPELINED", "PER-COPY-WAITS",
 MODEL_FIELDS = {"estimate_us": "estimate_us", "plan_shared_bytes": "shared_bytes",
                 "stages": "stages", "tensor_core_matmuls": "tensor_core_matmuls",
                 "matmuls": "matmuls", "bytes_in_flight_per_sm": "bytes_in_flight_per_sm",
-                "l2_bytes": "l2_bytes", "dram_bytes": "dram_bytes"}
+                "l2_bytes": "l2_bytes", "dram_bytes": "dram_bytes",
+                "loaded_bytes": "loaded_bytes"}
 
 
 class AuditError(Exception):
@@ -206,6 +207,13 @@ def load_manifest(path):
         need("plan" not in k or isinstance(k["plan"], dict),
              "kernel %s: 'plan' is not an object" % k["name"])
         for field, value in model_fields(k).items():
+            if field == "loaded_bytes":  # one number per argument
+                need(value is None or (isinstance(value, list)
+                                       and len(value) == len(k["args"])
+                                       and all(is_number(v) for v in value)),
+                     "kernel %s: 'loaded_bytes' is not one number per argument"
+                     % k["name"])
+                continue
             need(value is None or is_number(value),
                  "kernel %s: '%s' is not a number" % (k["name"], field))
     return m

@@ -232,6 +232,10 @@ struct Estimator {
     double unique = std::min(total, bytesOf(dev));
     k.l2Bytes += total;
     lp.loadBytes += total;
+    auto pos = llvm::find(b.inputs, it.operands.front());
+    k.inputLoadBytes.resize(b.inputs.size(), 0);
+    if (pos != b.inputs.end())
+      k.inputLoadBytes[pos - b.inputs.begin()] += total;
     // Re-reads of a tensor by several blocks hit L2 if it fits there.
     k.dramBytes += unique <= t.l2Bytes ? unique : total;
   }

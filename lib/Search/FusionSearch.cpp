@@ -19,6 +19,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 using namespace mirage;
@@ -250,13 +251,26 @@ FusionSearchResult searchOnce(const UGraph &reference,
         groupEnumerated[group[i]] = true;
         enumerators.push_back(i);
       }
-      for (size_t i : enumerators)
-        pool.async([&, i, round] {
-          if (ctx.expired())
-            return;
-          std::vector<Found> found;
-          enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune,
-                               round, found);
+      // Every enumeration is shared by as many workers as the pool has
+      // threads, so that a wave of one deep pattern still uses every core
+      // (FusionSearch.md, "One pattern on every core").
+      std::vector<std::unique_ptr<SharedEnumeration>> shares;
+      for (size_t i : enumerators) {
+        shares.push_back(std::make_unique<SharedEnumeration>(
+            pool.getMaxConcurrency(), round));
+        SharedEnumeration &shared = *shares.back();
+        for (unsigned w = 0; w < shared.workers.size(); ++w)
+          pool.async([&, i, w, round] {
+            if (!ctx.expired())
+              enumerateBlockGraphs(ctx, probe, patterns[i], i, menu, prune,
+                                   round, shared, w);
+          });
+      }
+      pool.wait();
+      for (size_t e = 0; e < enumerators.size(); ++e)
+        pool.async([&, e, round] {
+          const size_t i = enumerators[e];
+          std::vector<Found> found = shares[e]->merged();
           // With sharing, a group has one enumerator per round (the slot
           // has one writer); without it, no pattern reads the slot.
           if (round > 0 && opts.shareEnumerations)

@@ -68,6 +68,10 @@ TEST(CostModel, CustomKernelTraffic) {
   EXPECT_EQ(k.blocks, 64);
   EXPECT_DOUBLE_EQ(k.l2Bytes, xBytes * 64 + wBytes + oBytes);
   EXPECT_DOUBLE_EQ(k.dramBytes, xBytes + wBytes + oBytes);
+  // Per input: X loaded by every block, W once.
+  ASSERT_EQ(k.inputLoadBytes.size(), 2u);
+  EXPECT_DOUBLE_EQ(k.inputLoadBytes[0], xBytes * 64);
+  EXPECT_DOUBLE_EQ(k.inputLoadBytes[1], wBytes);
   // matmul 2mnk over all blocks and iterations, plus the accumulation.
   EXPECT_DOUBLE_EQ(k.flops, 2.0 * 16 * 4096 * 6144 + 16.0 * 6144 * 16);
   // The launch plan's tiles: X 16x256 and W 256x96 f16 (one buffer per

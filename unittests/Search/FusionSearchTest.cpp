@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 using namespace mirage;
 using namespace mirage::search;
 
@@ -207,6 +209,75 @@ TEST(FusionSearch, DeterministicAcrossThreadCounts) {
     EXPECT_EQ(ba.ops[i].sub, bb.ops[i].sub);
     EXPECT_EQ(ba.ops[i].operands, bb.ops[i].operands);
   }
+}
+
+// One enumeration shared by several workers (FusionSearch.md, "One pattern
+// on every core") finds the graphs one worker finds, in its order, and
+// counts the same states: whichever worker claims which branch, and
+// however the workers interleave.
+TEST(FusionSearch, SharedEnumerationFindsWhatOneWorkerFinds) {
+  UGraph ref = test::rmsEpsMatmulReference(16, 1024, 2048, 1e-5, ElemType::F16);
+  FusionSearchOptions opts;
+  fusion::Probe probe = fusion::makeProbe(ref);
+  ASSERT_TRUE(probe.ok);
+  std::vector<fusion::Pattern> patterns =
+      fusion::launchPatterns(probe.classes, opts.splitReducedClasses);
+  std::vector<fusion::MenuItem> menu = fusion::operatorMenu(probe.ref);
+  const unsigned ops = 3;
+  struct Run {
+    std::vector<fusion::Found> found;
+    uint64_t states, pruned;
+  };
+  // `order` says how the workers run: all at once on threads, or one
+  // after another in the order given.
+  auto run = [&](size_t p, unsigned workers, bool threads,
+                 std::vector<unsigned> order) {
+    fusion::SearchContext ctx(opts);
+    fusion::SharedEnumeration shared(workers, ops);
+    EXPECT_EQ(shared.workers.size(), workers);
+    auto work = [&](unsigned w) {
+      fusion::enumerateBlockGraphs(ctx, probe, patterns[p], p, menu,
+                                   PruneFn(), ops, shared, w);
+    };
+    if (threads) {
+      std::vector<std::thread> pool;
+      for (unsigned w : order)
+        pool.emplace_back(work, w);
+      for (std::thread &t : pool)
+        t.join();
+    } else {
+      for (unsigned w : order)
+        work(w);
+    }
+    return Run{shared.merged(), ctx.states.load(), ctx.pruned.load()};
+  };
+  size_t withFinds = 0;
+  for (size_t p = 0; p < patterns.size(); ++p) {
+    Run alone = run(p, 1, false, {0});
+    EXPECT_GT(alone.states, 0u);
+    withFinds += !alone.found.empty();
+    // The last worker first: it claims every branch, worker 0 only walks
+    // (and counts) the prefixes; then three workers at once.
+    for (Run shared : {run(p, 3, false, {2, 0, 1}),
+                       run(p, 3, true, {0, 1, 2})}) {
+      EXPECT_EQ(shared.states, alone.states) << "pattern " << p;
+      EXPECT_EQ(shared.pruned, alone.pruned) << "pattern " << p;
+      ASSERT_EQ(shared.found.size(), alone.found.size()) << "pattern " << p;
+      for (size_t f = 0; f < alone.found.size(); ++f) {
+        const UGraph &a = alone.found[f].block, &b = shared.found[f].block;
+        ASSERT_EQ(a.ops.size(), b.ops.size());
+        for (size_t o = 0; o < a.ops.size(); ++o) {
+          EXPECT_EQ(a.ops[o].kind, b.ops[o].kind);
+          EXPECT_EQ(a.ops[o].sub, b.ops[o].sub);
+          EXPECT_EQ(a.ops[o].operands, b.ops[o].operands);
+        }
+      }
+    }
+  }
+  EXPECT_GT(withFinds, 0u) << "no pattern finds a graph of " << ops
+                           << " operators: the order is not tested";
+  // A round no deeper than the branches' prefixes has one worker.
+  EXPECT_EQ(fusion::SharedEnumeration(3, 2).workers.size(), 1u);
 }
 
 /// nTrans (paper §8): rms_norm(X + α·(rms_norm(H) + X)), rows × hidden.
@@ -449,8 +520,9 @@ TEST(FusionSearch, EnumerationGroupsShareOnlyUnreducedGrids) {
     EXPECT_EQ(g.loopClass, p.loopClass);
     bool reducedGrid = llvm::any_of(
         p.gridClasses, [&](int c) { return bool(ic.reduced[c]); });
-    if (reducedGrid)
+    if (reducedGrid) {
       EXPECT_EQ(group[i], i);
+    }
     shared += group[i] != i;
   }
   EXPECT_GT(shared, 0u);

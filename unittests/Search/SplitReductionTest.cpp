@@ -556,8 +556,9 @@ TEST(SplitReduction, WidenedCombinesSpreadTheFoldOverColumns) {
       // sums (one per row) read whole by every block.
       const bool columns = k2.values[op.operands[0]].shape[2] == 64;
       EXPECT_EQ(op.map[axis], columns ? 2 : -1);
-      if (columns)
+      if (columns) {
         EXPECT_EQ(k2.values[op.results[0]].shape[2], 64 / f);
+      }
     }
     VerificationResult vr = verifyAt64Bits(wide[i], ref);
     EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;

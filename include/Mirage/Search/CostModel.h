@@ -27,6 +27,10 @@ struct KernelCost {
   OpKind kind = OpKind::Custom;
   double dramBytes = 0;      // device-memory traffic after L2 reuse
   double l2Bytes = 0;        // all loads and stores (through L2)
+  /// Custom kernels: per input of the block graph (the kernel's operands,
+  /// in order), its tiles' loads by every block, so that a tensor several
+  /// blocks re-read shows as more than its size.
+  std::vector<double> inputLoadBytes;
   double flops = 0;          // all FLOPs
   double tensorFlops = 0;    // of which matmul FLOPs on tensor cores
   int64_t matmuls = 0;       // block matmuls (custom kernels)

@@ -150,7 +150,10 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     }
     for (const KernelLaunch &k : plan->kernels) {
       KernelCost c = estimateKernel(k.block, k.plan, tgt);
-      info.estimates[k.name] = {c.seconds, c.l2Bytes, c.dramBytes};
+      std::vector<double> loads = c.inputLoadBytes;
+      loads.resize(k.args.size(), 0); // the outputs are stored, not loaded
+      info.estimates[k.name] = {c.seconds, c.l2Bytes, c.dramBytes,
+                                std::move(loads)};
     }
     for (int32_t o : g->outputs)
       info.tolerance = std::max(info.tolerance,

@@ -46,6 +46,9 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
       args.push_back(a);
     const KernelPlan &p = k.plan;
     const ManifestInfo::Estimate e = info.estimates.lookup(k.name);
+    llvm::json::Array loaded;
+    for (double b : e.argLoadBytes)
+      loaded.push_back(b);
     kernels.push_back(llvm::json::Object{
         {"name", k.name},
         {"grid", shapeArray(k.grid)},
@@ -63,6 +66,7 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
              {"bytes_in_flight_per_block", p.bytesInFlightPerBlock},
              {"estimate_us", e.seconds * 1e6},
              {"l2_bytes", e.tileBytes},
+             {"loaded_bytes", std::move(loaded)},
              {"dram_bytes", e.dramBytes}}}});
   }
   // One buffer and one kernel per line: readable and diffable.

@@ -22,6 +22,9 @@ struct ManifestInfo {
     double seconds = 0;
     double tileBytes = 0; // loads and stores through L2, every block's
     double dramBytes = 0; // after L2 reuse
+    /// Per kernel argument: the loads of its tiles, every block's (0 for
+    /// the outputs).
+    std::vector<double> argLoadBytes;
   };
   llvm::StringMap<Estimate> estimates;
 };

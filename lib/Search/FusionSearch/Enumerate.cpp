@@ -3,7 +3,8 @@
 // One launch pattern, one round: every block graph of exactly k operators
 // from the menu, each generated once (canonical keys), grown in place,
 // pruned by the caller's test and by sink counting
-// (docs/Rationale/FusionSearch.md, stage 2).
+// (docs/Rationale/FusionSearch.md, stage 2). Several workers may share one
+// enumeration, branch by branch (SharedEnumeration).
 //
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
@@ -21,9 +22,11 @@ public:
   BlockEnumerator(SearchContext &ctx, const Probe &probe,
                   const Pattern &pattern, size_t patternIndex,
                   const std::vector<MenuItem> &menu, const PruneFn &prune,
-                  std::vector<Found> &found)
+                  SharedEnumeration &shared, unsigned worker)
       : ctx(ctx), probe(probe), pattern(pattern), patternIndex(patternIndex),
-        menu(menu), prune(prune), found(found) {}
+        menu(menu), prune(prune), worker(worker),
+        sharing(shared.workers.size() > 1 ? &shared : nullptr),
+        found(shared.workers[worker].found) {}
 
   /// Enumerates the block graphs of exactly `ops` operators (iterative
   /// deepening: every size gets its turn before larger ones, so a large
@@ -67,6 +70,8 @@ public:
     for (const UOp &op : b.ops) // the prologues read their raw tiles
       for (int32_t o : op.operands)
         ++consumers[o];
+    if (sharing)
+      claimed = sharing->nextBranch.fetch_add(1);
     dfs(Key());
     flushCounters();
   }
@@ -119,7 +124,13 @@ private:
   size_t patternIndex;
   const std::vector<MenuItem> &menu;
   const PruneFn &prune;
+  unsigned worker;
+  /// The enumeration this worker shares, or null when it runs alone.
+  SharedEnumeration *sharing;
   std::vector<Found> &found;
+  /// Branches (prefixes of kShareDepth operators) walked so far, and the
+  /// one this worker enumerates next.
+  uint64_t branchesSeen = 0, claimed = 0;
   std::vector<AxisMap> omaps;
   std::vector<unsigned> consumers;
   unsigned depth = 0;
@@ -294,19 +305,37 @@ private:
     int32_t v = b.addLike(protos[m], operands);
     if (v < 0)
       return;
-    ++localStates;
+    // Every sharing worker builds the prefixes; worker 0 counts them.
+    const bool counted = !sharing ||
+                         depth >= SharedEnumeration::kShareDepth ||
+                         worker == 0;
+    localStates += counted;
     if (session && !session->keep(b, v)) {
-      ++localPruned;
+      localPruned += counted;
       b.ops.pop_back();
       b.values.resize(numValues);
       return;
     }
+    // A complete prefix is a branch: enumerated only by its claimant.
+    const bool branch =
+        sharing && depth + 1 == SharedEnumeration::kShareDepth;
+    if (branch && branchesSeen++ != claimed) {
+      b.ops.pop_back();
+      b.values.resize(numValues);
+      return;
+    }
+    if (branch)
+      sharing->workers[worker].starts.push_back({claimed, found.size()});
     consumers.resize(b.values.size(), 0);
     for (int32_t o : operands)
       ++consumers[o];
     ++depth;
     dfs(key);
     --depth;
+    // Claimed after the branch, not before: a worker that is still busy
+    // must not hold the next branch while another one is free.
+    if (branch)
+      claimed = sharing->nextBranch.fetch_add(1);
     closing = limit - depth == 1; // the child's round may have changed it
     for (int32_t o : operands)
       --consumers[o];
@@ -318,11 +347,36 @@ private:
 
 } // namespace
 
+std::vector<Found> SharedEnumeration::merged() {
+  if (workers.size() == 1)
+    return std::move(workers[0].found);
+  // Each worker's found graphs, cut into its branches' runs, reassembled
+  // in branch order (the branches are numbered in canonical order).
+  struct Run {
+    uint64_t branch;
+    Worker *worker;
+    size_t begin, end;
+  };
+  std::vector<Run> runs;
+  for (Worker &w : workers)
+    for (size_t r = 0; r < w.starts.size(); ++r)
+      runs.push_back({w.starts[r].first, &w, w.starts[r].second,
+                      r + 1 < w.starts.size() ? w.starts[r + 1].second
+                                              : w.found.size()});
+  llvm::sort(runs, [](const Run &a, const Run &b) { return a.branch < b.branch; });
+  std::vector<Found> all;
+  for (Run &r : runs)
+    for (size_t f = r.begin; f < r.end; ++f)
+      all.push_back(std::move(r.worker->found[f]));
+  return all;
+}
+
 void fusion::enumerateBlockGraphs(SearchContext &ctx, const Probe &probe,
                                   const Pattern &pattern, size_t patternIndex,
                                   const std::vector<MenuItem> &menu,
                                   const PruneFn &prune, unsigned ops,
-                                  std::vector<Found> &found) {
-  BlockEnumerator(ctx, probe, pattern, patternIndex, menu, prune, found)
+                                  SharedEnumeration &shared, unsigned worker) {
+  BlockEnumerator(ctx, probe, pattern, patternIndex, menu, prune, shared,
+                  worker)
       .run(ops);
 }

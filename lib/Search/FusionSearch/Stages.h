@@ -29,6 +29,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -295,14 +296,45 @@ bool acceptAtProbe(SearchContext &ctx, const UGraph &ref, const UGraph &block);
 
 //===--- Enumerate.cpp ----------------------------------------------------===//
 
-/// Round `ops` of one launch pattern: with `ops` == 0 the reference's own
-/// operators as one block graph, otherwise every canonical block graph of
-/// exactly `ops` operators.
+/// One enumeration run by several workers (FusionSearch.md, "One pattern
+/// on every core"). Its branches are the prefixes of `kShareDepth`
+/// operators in canonical order; every worker walks the prefixes, and each
+/// branch's subtree is enumerated by the worker that claims it (in order,
+/// from `nextBranch`, when it finishes its previous one). The prefixes'
+/// states are counted by worker 0 alone, so the counters and, after
+/// `merged`, the order of the found graphs are those of one worker alone,
+/// whatever the number of workers and the scheduling.
+struct SharedEnumeration {
+  /// The prefix length whose subtrees are shared out: two operators give
+  /// tens to hundreds of branches for the deep rounds, enough to balance
+  /// two to sixteen workers, and cost each worker only the walk over them.
+  static constexpr unsigned kShareDepth = 2;
+  struct Worker {
+    std::vector<Found> found;
+    /// (branch, index in `found` where its graphs begin), ascending.
+    std::vector<std::pair<uint64_t, size_t>> starts;
+  };
+  std::atomic<uint64_t> nextBranch{0};
+  std::vector<Worker> workers;
+
+  /// `workers` workers for a round of `ops` operators: one where no
+  /// operator follows the branches' prefixes (a round that shallow is a
+  /// walk over prefixes only).
+  SharedEnumeration(unsigned workers, unsigned ops)
+      : workers(ops > kShareDepth ? std::max(workers, 1u) : 1u) {}
+  /// The found graphs of every worker, in the order one worker finds them.
+  std::vector<Found> merged();
+};
+
+/// Round `ops` of one launch pattern, the part of it that worker `worker`
+/// of `shared` enumerates: with `ops` == 0 the reference's own operators as
+/// one block graph, otherwise every canonical block graph of exactly `ops`
+/// operators.
 void enumerateBlockGraphs(SearchContext &ctx, const Probe &probe,
                           const Pattern &pattern, size_t patternIndex,
                           const std::vector<MenuItem> &menu,
                           const PruneFn &prune, unsigned ops,
-                          std::vector<Found> &found);
+                          SharedEnumeration &shared, unsigned worker);
 
 //===--- Transplant.cpp ---------------------------------------------------===//
 
