@@ -365,6 +365,7 @@ def main():
                                            HEADER + "ViT block MLP half (LayerNorm, fc1, erf GELU, fc2, residual),\n"
                                            "batch 1, 17 tokens (16 patches + CLS), hidden 64, f32."),
     }
+    os.makedirs(out, exist_ok=True)
     for n, text in files.items():
         with open(os.path.join(out, n), "w") as f:
             f.write(text)

@@ -333,6 +333,7 @@ def main():
         "llama_decoder_tosa.mlir": gen_llama_tosa(16, 64, 4, 176, hdr + "Form: dynamo-based TOSA importer (TOSA + linalg).\n"
                                                   "Llama decoder layer, batch 1, seq 16, hidden 64, 4 heads (MHA), f32."),
     }
+    os.makedirs(out, exist_ok=True)
     for n, text in files.items():
         with open(os.path.join(out, n), "w") as f:
             f.write(text)
