@@ -119,6 +119,29 @@ def count(path):
     return res
 
 
+REMARK = re.compile(r":\d+:\d+: remark: not imported: (.*)$")
+SRC_OP = re.compile(r'(?:=\s*|^\s*)"?([a-z_]+\.[a-z_.]+)')
+
+
+def remarks(path):
+    """'not imported' remarks of an import stderr: {reason: {op: count}}."""
+    out = {}
+    lines = open(path, errors="replace").read().splitlines()
+    for i, l in enumerate(lines):
+        m = REMARK.search(l)
+        if not m:
+            continue
+        reason = re.sub(r"\s+", " ", m.group(1)).strip()
+        op = "?"
+        if i + 1 < len(lines):
+            mm = SRC_OP.search(lines[i + 1])
+            if mm:
+                op = mm.group(1)
+        out.setdefault(reason, {})
+        out[reason][op] = out[reason].get(op, 0) + 1
+    return out
+
+
 def table(path):
     rows = [json.loads(l) for l in open(path) if l.strip()]
     print("| file | compute ops | imported | coverage | layout ops: input → outside graphs | graphs | kernels before → after "
@@ -162,11 +185,28 @@ def table(path):
         print("|---|---|")
         for k, v in sorted(agg.items(), key=lambda kv: (-kv[1], kv[0])):
             print("| `%s` | %d |" % (k, v))
+    rem = {}
+    for r in rows:
+        for reason, ops in r.get("remarks", {}).items():
+            d = rem.setdefault(reason, {})
+            for op, n in ops.items():
+                d[op] = d.get(op, 0) + n
+    if rem:
+        print()
+        print("Import remarks `not imported: ...`, by reason (all files; layout ops included):")
+        print()
+        print("| count | reason | ops |")
+        print("|---|---|---|")
+        for reason, ops in sorted(rem.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
+            print("| %d | %s | %s |" % (sum(ops.values()), reason.replace("|", "\\|"),
+                                        ", ".join("`%s` %d" % (o, n) for o, n in sorted(ops.items(), key=lambda x: (-x[1], x[0])))))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         print(json.dumps(count(sys.argv[2])))
+    elif sys.argv[1] == "remarks":
+        print(json.dumps(remarks(sys.argv[2])))
     elif sys.argv[1] == "table":
         table(sys.argv[2])
     else:

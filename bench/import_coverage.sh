@@ -13,8 +13,9 @@
 #   to PTX         --pass-pipeline='builtin.module(mirage-superoptimize-to-ptx{
 #                    chip=sm_90 output-dir=... cache=off progress=false time-budget=$BUDGET})'
 #
-# and prints a markdown table (one row per file, a totals row) and the
-# compute ops left outside graphs, by op. BUDGET (env, default 20) is the
+# and prints a markdown table (one row per file, a totals row), the
+# compute ops left outside graphs, by op, and the importer's "not
+# imported" remarks by reason. BUDGET (env, default 20) is the
 # search seconds per graph; MODULE_BUDGET (env, default 0 = none) adds
 # module-time-budget=. STAGE_TIMEOUT (env, default 1800 s) kills a stage
 # that hangs. KEEP=DIR keeps every stage's output and stderr there.
@@ -111,7 +112,7 @@ for f in "$DIR"/*.mlir; do
   [ "$rc" != 0 ] || grep -q ': warning: ' "$tmp/$b.ptx.err" && note "$f" "to PTX" "$tmp/$b.ptx.err" $rc
   nptx=$(find "$tmp/$b.ptx" -name '*.ptx' | wc -l)
   python3 - "$HELPER" "$tmp/$b.in.mlir" "$tmp/$b.import.mlir" "$tmp/$b.report.json" "$b.mlir" \
-    "$st1" "$st2" "$st3" "$nptx" >>"$rows" <<'PY'
+    "$st1" "$st2" "$st3" "$nptx" "$tmp/$b.import.err" >>"$rows" <<'PY'
 import importlib.util, json, os, sys
 spec = importlib.util.spec_from_file_location("ic", sys.argv[1])
 ic = importlib.util.module_from_spec(spec); spec.loader.exec_module(ic)
@@ -126,6 +127,7 @@ if sys.argv[6].startswith("ok") and os.path.exists(sys.argv[3]) and os.path.gets
                outside_by_op=out["outside_by_op"])
 else:
     row.update(imported=0, layout_outside=src["layout"], graphs=0, outside_by_op=src["outside_by_op"])
+row["remarks"] = ic.remarks(sys.argv[10])
 if os.path.exists(sys.argv[4]):
     t = json.load(open(sys.argv[4]))["totals"]
     row.update(kernels_in=t["kernels_in_input"], kernels_out=t["kernels_in_winner"],
