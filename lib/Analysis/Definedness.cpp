@@ -58,7 +58,7 @@ enum : uint8_t {
 /// What an atom is, for messages.
 enum class AtomKind : uint8_t {
   Input, Sum, Product, Constant, Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow,
-  Max
+  Max, Erf
 };
 
 const char *atomName(AtomKind k) {
@@ -83,6 +83,8 @@ const char *atomName(AtomKind k) {
     return "a relu output";
   case AtomKind::Tanh:
     return "a tanh output";
+  case AtomKind::Erf:
+    return "an erf output";
   case AtomKind::Pow:
     return "a pow output";
   case AtomKind::Max:
@@ -323,6 +325,9 @@ public:
   Value sqrt(const Value &x) const { return sqrtOf(x); }
   Value tanh(const Value &x) const {
     return atom(f.oracle(Symbol::Tanh, x.fp), 0, AtomKind::Tanh);
+  }
+  Value erf(const Value &x) const {
+    return atom(f.oracle(Symbol::Erf, x.fp), 0, AtomKind::Erf);
   }
   Value sigmoid(const Value &x) const {
     return atom(f.oracle(Symbol::Sigmoid, x.fp), kPos | kNonNeg | kNonZero,
@@ -818,6 +823,7 @@ public:
     case UnaryKind::relu:
     case UnaryKind::sigmoid:
     case UnaryKind::tanh:
+    case UnaryKind::erf:
     case UnaryKind::mul_scalar:
     case UnaryKind::add_scalar:
       break;

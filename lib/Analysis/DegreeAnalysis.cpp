@@ -61,6 +61,7 @@ DenDims unaryDims(UnaryKind k, DenDims x, DenDims ext1) {
   case UnaryKind::relu:
   case UnaryKind::sigmoid:
   case UnaryKind::tanh:
+  case UnaryKind::erf:
     return kAllDims;
   case UnaryKind::square:
   case UnaryKind::silu:
@@ -233,6 +234,8 @@ struct Analyzer {
       return oracle(CallKind::Sigmoid, x, nullptr, execs);
     case UnaryKind::tanh:
       return oracle(CallKind::Tanh, x, nullptr, execs);
+    case UnaryKind::erf:
+      return oracle(CallKind::Erf, x, nullptr, execs);
     case UnaryKind::mul_scalar:
       return mul(x, constant(scalar));
     case UnaryKind::add_scalar:

@@ -48,7 +48,8 @@ public:
       : c(c), R(c.real_sort()), fExp(c.function("exp", R, R)),
         fSqrt(c.function("sqrt", R, R)),
         fSigmoid(c.function("sigmoid", R, R)),
-        fTanh(c.function("tanh", R, R)), fGelu(c.function("gelu", R, R)),
+        fTanh(c.function("tanh", R, R)), fErf(c.function("erf", R, R)),
+        fGelu(c.function("gelu", R, R)),
         fRelu(c.function("relu", R, R)), fPow(c.function("pow", R, R, R)),
         fMax(c.function("max", R, R, R)), divisors_(c) {}
 
@@ -95,6 +96,7 @@ public:
   Value exp(const Value &x) const { return fExp(x); }
   Value sqrt(const Value &x) const { return fSqrt(x); }
   Value tanh(const Value &x) const { return fTanh(x); }
+  Value erf(const Value &x) const { return fErf(x); }
   Value sigmoid(const Value &x) const { return fSigmoid(x); }
   Value gelu(const Value &x) const { return fGelu(x); }
   Value relu(const Value &x) const { return fRelu(x); }
@@ -107,7 +109,7 @@ public:
 private:
   z3::context &c;
   z3::sort R;
-  z3::func_decl fExp, fSqrt, fSigmoid, fTanh, fGelu, fRelu, fPow, fMax;
+  z3::func_decl fExp, fSqrt, fSigmoid, fTanh, fErf, fGelu, fRelu, fPow, fMax;
   mutable z3::expr_vector divisors_;
   mutable bool badConstant_ = false;
 };

@@ -426,6 +426,8 @@ static const char *fn1Name(Fn1Kind k) {
     return "relu";
   case Fn1Kind::ReduceMax:
     return "rmax";
+  case Fn1Kind::Erf:
+    return "erf";
   }
   return "?";
 }
@@ -521,6 +523,8 @@ ExprId unaryExpr(ExprArena &A, UnaryKind k, ExprId x) {
     return A.fn1(Fn1Kind::Sigmoid, x);
   case UnaryKind::tanh:
     return A.fn1(Fn1Kind::Tanh, x);
+  case UnaryKind::erf:
+    return A.fn1(Fn1Kind::Erf, x);
   case UnaryKind::mul_scalar:
   case UnaryKind::add_scalar:
     // Constants are dropped (see SearchSpace.md: erasing constants commutes

@@ -340,7 +340,8 @@ struct Z3Encoder {
         sub(ctx.function("sub", P, P, ctx.bool_sort())),
         fn2{ctx.function("pow", P, P, P), ctx.function("max", P, P, P)},
         one(ctx.constant("one", P)) {
-    const char *names[kNumFn1] = {"sigmoid", "tanh", "gelu", "relu", "rmax"};
+    const char *names[kNumFn1] = {"sigmoid", "tanh", "gelu",
+                                  "relu",    "rmax", "erf"};
     for (int i = 0; i < kNumFn1; ++i)
       fn1.push_back(ctx.function(names[i], P, P));
   }

@@ -253,3 +253,36 @@ func.func @linear_batch2(%x: tensor<2x8x64xf32>, %w: tensor<64x32xf32>) -> tenso
   } -> tensor<2x8x32xf32>
   return %m : tensor<2x8x32xf32>
 }
+
+// -----
+
+// HF GPT-2's Conv1D at batch 1: a norm's weight read through (d2) (a rank-1
+// operand, viewed [1, 1, 64] in the graph), then `view(-1, h)` (a unit
+// collapse) into a 2-d matmul. The collapse pushed up the weight's view
+// makes it [1, 64] from the rank-1 source; the weight's first view, of
+// another type, must not be reused for it (the graph used to fail to form,
+// cutting every GPT-2 linalg block at its projections).
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#x0 = affine_map<(d0, d1, d2) -> (0, d1, d2)>
+#w1 = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @norm_weight_view_matmul
+// CHECK-DAG: %[[G:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [1, 64] : tensor<64xf32> into tensor<1x64xf32>
+// CHECK-DAG: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<1x16x64xf32> into tensor<16x64xf32>
+// CHECK: mirage_kernel.graph
+// CHECK: mirage_kernel.binary mul %{{.*}}, %{{.*}} : tensor<16x64xf32>, tensor<1x64xf32> -> tensor<16x64xf32>
+// CHECK-NEXT: mirage_kernel.matmul
+// CHECK-NOT: linalg.
+func.func @norm_weight_view_matmul(%x: tensor<1x16x64xf32>, %g: tensor<64xf32>, %w: tensor<64x192xf32>) -> tensor<16x192xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x64xf32>
+  %n = linalg.generic {indexing_maps = [#x0, #w1, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %g : tensor<1x16x64xf32>, tensor<64xf32>) outs(%e : tensor<1x16x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %m = arith.mulf %in, %in_0 : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x64xf32>
+  %c = tensor.collapse_shape %n [[0, 1], [2]] : tensor<1x16x64xf32> into tensor<16x64xf32>
+  %e2 = tensor.empty() : tensor<16x192xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x192xf32>) -> tensor<16x192xf32>
+  %o = linalg.matmul ins(%c, %w : tensor<16x64xf32>, tensor<64x192xf32>) outs(%f : tensor<16x192xf32>) -> tensor<16x192xf32>
+  return %o : tensor<16x192xf32>
+}

@@ -104,3 +104,22 @@ func.func @transpose_into_batch(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>) ->
   %e = tosa.exp %t : (tensor<4x2x4xf32>) -> tensor<4x2x4xf32>
   return %e : tensor<4x2x4xf32>
 }
+
+// -----
+
+// Ops outside linalg and TOSA that move data the kernel dialect cannot
+// (a reshape splitting a non-unit dim: the attention head split; a slice)
+// stay, each with a remark, like their TOSA forms; the exp between them is
+// imported.
+// CHECK-LABEL: func.func @head_split_and_slice
+// CHECK: tensor.expand_shape
+// CHECK: tensor.extract_slice
+// CHECK: mirage_kernel.graph
+func.func @head_split_and_slice(%x: tensor<16x64xf32>) -> tensor<16x2x16xf32> {
+  // expected-remark @+1 {{not imported: reshape that merges or splits non-unit dims}}
+  %h = tensor.expand_shape %x [[0], [1, 2]] output_shape [16, 4, 16] : tensor<16x64xf32> into tensor<16x4x16xf32>
+  // expected-remark @+1 {{not imported: no kernel equivalent}}
+  %s = tensor.extract_slice %h[0, 0, 0] [16, 2, 16] [1, 1, 1] : tensor<16x4x16xf32> to tensor<16x2x16xf32>
+  %e = math.exp %s : tensor<16x2x16xf32>
+  return %e : tensor<16x2x16xf32>
+}

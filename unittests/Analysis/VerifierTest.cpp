@@ -189,6 +189,20 @@ TEST(Verifier, SiluIsNotXTimesExp) {
   EXPECT_TRUE(verifyEquivalence(spelled, unaryGraph(UnaryKind::silu)).equivalent());
 }
 
+// erf is an oracle of its own: equal to itself, not tanh (GELU's erf form
+// is not the tanh form), and its argument matters.
+TEST(Verifier, ErfIsItsOwnFunction) {
+  UGraph erf = unaryGraph(UnaryKind::erf);
+  EXPECT_TRUE(verifyEquivalence(erf, unaryGraph(UnaryKind::erf)).equivalent());
+  EXPECT_EQ(verifyEquivalence(erf, unaryGraph(UnaryKind::tanh)).status,
+            VerifyStatus::NotEquivalent);
+  UGraph scaled;
+  int32_t x = scaled.addInput({4, 8}, ElemType::F32);
+  scaled.markOutput(scaled.addUnary(
+      UnaryKind::erf, scaled.addUnary(UnaryKind::mul_scalar, x, 0.5)));
+  EXPECT_EQ(verifyEquivalence(scaled, erf).status, VerifyStatus::NotEquivalent);
+}
+
 TEST(Verifier, RsqrtIsOneOverSqrt) {
   UGraph a, b;
   int32_t x = a.addInput({4, 8}, ElemType::F32);

@@ -44,6 +44,7 @@ struct Spelling {
   Value exp(const Value &x) const { return call("exp", x); }
   Value sqrt(const Value &x) const { return call("sqrt", x); }
   Value tanh(const Value &x) const { return call("tanh", x); }
+  Value erf(const Value &x) const { return call("erf", x); }
   Value relu(const Value &x) const { return call("relu", x); }
   Value sigmoid(const Value &x) const { return realSigmoid(*this, x); }
   Value gelu(const Value &x) const { return realGelu(*this, x); }
@@ -72,6 +73,7 @@ TEST(ScalarFormulas, CompositesAreSpelledThroughTheirDefinitions) {
   EXPECT_EQ(spell(UnaryKind::exp), "exp(x)");
   EXPECT_EQ(spell(UnaryKind::sqrt), "sqrt(x)");
   EXPECT_EQ(spell(UnaryKind::tanh), "tanh(x)");
+  EXPECT_EQ(spell(UnaryKind::erf), "erf(x)");
   Spelling d;
   EXPECT_EQ(applyBinary(d, BinaryKind::sub, std::string("a"), std::string("b")),
             "sub(a, b)");
@@ -96,6 +98,7 @@ TEST(ScalarFormulas, Float64MatchesTheDocumentedFunctions) {
         << x;
     EXPECT_EQ(applyUnaryF64(UnaryKind::relu, x, 0), x > 0 ? x : 0.0) << x;
     EXPECT_EQ(applyUnaryF64(UnaryKind::tanh, x, 0), std::tanh(x)) << x;
+    EXPECT_EQ(applyUnaryF64(UnaryKind::erf, x, 0), std::erf(x)) << x;
     EXPECT_EQ(applyUnaryF64(UnaryKind::mul_scalar, x, 3), 3 * x) << x;
     EXPECT_EQ(applyUnaryF64(UnaryKind::add_scalar, x, 3), x + 3) << x;
     if (x > 0) {

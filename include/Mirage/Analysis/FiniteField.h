@@ -16,7 +16,7 @@
 //                          nestedExp();
 //   exp (uninterpreted)    a random oracle, like the functions below;
 //   sqrt, relu, gelu,      uninterpreted: a keyed pseudo-random function of
-//   sigmoid, tanh, pow,    (test key, symbol, x [, y]); rsqrt(x) is
+//   sigmoid, tanh, erf, pow,    (test key, symbol, x [, y]); rsqrt(x) is
 //   max                    1/sqrt(x) and silu(x) is x·sigmoid(x) under the
 //                          same oracle; max is keyed on the unordered pair
 //                          and max(x, x) = x;
@@ -217,7 +217,9 @@ struct FieldValue {
 static_assert(sizeof(FieldValue) == 16, "two words per field value");
 
 /// Oracle symbols: one independent random function per symbol and test.
-enum class Symbol : uint8_t { Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max };
+enum class Symbol : uint8_t {
+  Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max, Erf
+};
 
 /// A finite nonzero double as mant·2^exp with a 53-bit integer mant, exactly
 /// (how every field domain maps a constant, Verification.md §1).
@@ -248,6 +250,7 @@ template <class Sem> struct FieldOracles {
   Value exp(Value x) const { return sem.oracle(Symbol::Exp, x); }
   Value sqrt(Value x) const { return sem.oracle(Symbol::Sqrt, x); }
   Value tanh(Value x) const { return sem.oracle(Symbol::Tanh, x); }
+  Value erf(Value x) const { return sem.oracle(Symbol::Erf, x); }
   Value sigmoid(Value x) const { return sem.oracle(Symbol::Sigmoid, x); }
   Value gelu(Value x) const { return sem.oracle(Symbol::Gelu, x); }
   Value relu(Value x) const { return sem.oracle(Symbol::Relu, x); }

@@ -3,7 +3,7 @@
 // checkEquivalenceFormally runs the generic Evaluator<Sem> over Z3Semantics,
 // a scalar domain whose values are Z3 real-arithmetic terms: every input
 // element is a free real constant, add/sub/mul/div are real arithmetic, and
-// exp, sqrt, sigmoid, tanh, gelu, relu, pow and max are uninterpreted
+// exp, sqrt, sigmoid, tanh, erf, gelu, relu, pow and max are uninterpreted
 // function symbols (one each; rsqrt = 1/sqrt, silu = x·sigmoid(x), max
 // commutative, as in the finite-field domain). Both graphs are evaluated
 // symbolically; Z3 is then asked whether, with every divisor nonzero, some

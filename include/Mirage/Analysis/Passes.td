@@ -16,7 +16,7 @@ def MirageVerifyEquivalence
     afresh for every test) on independent uniform random inputs. Field operations are exact; exp is first treated
     as an uninterpreted function and, if that fails, as ω^{x_q} for a random
     q-th root of unity ω (the paper's LAX semantics, Theorem 2); sqrt, rsqrt
-    (= 1/sqrt), silu (= x·sigmoid), gelu, sigmoid, tanh, relu, pow and max
+    (= 1/sqrt), silu (= x·sigmoid), gelu, sigmoid, tanh, erf, relu, pow and max
     are uninterpreted (a keyed random oracle per symbol and test). A degree
     analysis of both graphs gives a per-test false-acceptance bound ε; the
     pass runs n tests with ε^n ≤ 2^-target-bits. The seed of the tests is

@@ -44,9 +44,9 @@ struct DegreeInfo {
 /// calls of different functions never share an output; silu reads the
 /// sigmoid oracle, rsqrt the sqrt one), and interpreted exp.
 enum class CallKind : uint8_t {
-  Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max, InterpretedExp
+  Exp, Sqrt, Sigmoid, Gelu, Relu, Tanh, Pow, Max, InterpretedExp, Erf
 };
-inline constexpr size_t kNumCallKinds = 9;
+inline constexpr size_t kNumCallKinds = 10;
 
 /// Calls of one CallKind and the largest cleared heights of their
 /// arguments.

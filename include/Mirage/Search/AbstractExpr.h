@@ -62,8 +62,8 @@ enum class ExprKind : uint8_t {
   Unknown, // no abstract expression; never pruned
 };
 
-enum class Fn1Kind : uint8_t { Sigmoid, Tanh, Gelu, Relu, ReduceMax };
-constexpr int kNumFn1 = 5;
+enum class Fn1Kind : uint8_t { Sigmoid, Tanh, Gelu, Relu, ReduceMax, Erf };
+constexpr int kNumFn1 = 6;
 enum class Fn2Kind : uint8_t { Pow, Max };
 constexpr int kNumFn2 = 2;
 

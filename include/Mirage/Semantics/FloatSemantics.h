@@ -45,6 +45,7 @@ struct Float64Semantics {
   Value exp(Value x) const { return std::exp(x); }
   Value sqrt(Value x) const { return std::sqrt(x); }
   Value tanh(Value x) const { return std::tanh(x); }
+  Value erf(Value x) const { return std::erf(x); }
   Value sigmoid(Value x) const { return realSigmoid(*this, x); }
   Value gelu(Value x) const { return realGelu(*this, x); }
   /// x > 0 ? x : 0, so NaN maps to 0 (the emitter's compare-and-select).

@@ -212,6 +212,8 @@ constexpr UnaryFacts unaryFacts(UnaryKind k) {
     return {D::Total, S::No, Lax::No};
   case UnaryKind::tanh:
     return {D::Total, S::No, Lax::No};
+  case UnaryKind::erf:
+    return {D::Total, S::No, Lax::No};
   case UnaryKind::mul_scalar:
     return {D::Total, S::Yes, Lax::Yes};
   case UnaryKind::add_scalar:

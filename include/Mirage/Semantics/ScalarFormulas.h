@@ -53,6 +53,8 @@ typename D::Value applyUnary(const D &d, UnaryKind k,
     return d.sigmoid(x);
   case UnaryKind::tanh:
     return d.tanh(x);
+  case UnaryKind::erf:
+    return d.erf(x);
   case UnaryKind::mul_scalar:
     return d.mul(x, d.fromDouble(scalar));
   case UnaryKind::add_scalar:

@@ -14,8 +14,10 @@
 
 #include "../ImportCommon.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -71,6 +73,25 @@ std::string reason(Operation *op) {
   op->removeAttr(kImportWhyAttr);
   op->removeAttr(kMaskFillWhyAttr);
   return why;
+}
+
+/// Ops of the program outside linalg and TOSA that the import left between
+/// graphs and that move or compute tensor data: reshapes that merge or
+/// split non-unit dims (a unit reshape left behind is a graph's operand or
+/// result view, or one the importer made), slices, concatenations, pads,
+/// and element-wise arith/math ops on whole tensors.
+bool leftBehindOutsideLinalgAndTosa(Operation *op) {
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+    return !analyzeOp(op).recipe;
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp,
+          tensor::PadOp, tensor::ReshapeOp, tensor::GatherOp,
+          tensor::ScatterOp>(op))
+    return true;
+  Dialect *d = op->getDialect();
+  return d && isa<arith::ArithDialect, math::MathDialect>(d) &&
+         op->getNumResults() == 1 &&
+         isa<RankedTensorType>(op->getResult(0).getType()) &&
+         !isa<arith::ConstantOp>(op);
 }
 
 struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
@@ -136,6 +157,10 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
             !isa<tosa::ConstOp, tosa::YieldOp, tosa::ConstShapeOp>(op) &&
             op->getNumResults() > 0) {
           std::string why = reason(op); // before the note prints the op
+          op->emitRemark("not imported: ") << why;
+        }
+        if (leftBehindOutsideLinalgAndTosa(op)) {
+          std::string why = reason(op);
           op->emitRemark("not imported: ") << why;
         }
         return WalkResult::advance();

@@ -246,7 +246,11 @@ Value LayoutBuilder::compute(Value v, RankedTensorType t, DimMap m,
     if (src != operands[ba.getArgNumber()]) {
       if (!applyDimMap(st, m))
         return {};
-      if (applyDimMap(st, m) == target && keepsOrder(m, st.getShape())) {
+      // The source itself, where it already has the target's type (not
+      // only the same non-unit dims: a [64] weight wanted as [1, 64] still
+      // needs its unit reshape, made below).
+      if (st == target && applyDimMap(st, m) == target &&
+          keepsOrder(m, st.getShape())) {
         for (auto [i, o] : llvm::enumerate(operands))
           if (o == src && i < body->getNumArguments())
             return body->getArgument(i);

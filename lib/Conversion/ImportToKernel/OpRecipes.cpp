@@ -30,6 +30,8 @@ Analysis analyzeArithMathOp(Operation *op) {
     return unaryRecipe(UnaryKind::exp, op->getOperand(0), rt);
   if (isa<math::TanhOp>(op))
     return unaryRecipe(UnaryKind::tanh, op->getOperand(0), rt);
+  if (isa<math::ErfOp>(op))
+    return unaryRecipe(UnaryKind::erf, op->getOperand(0), rt);
   if (isa<math::SqrtOp>(op))
     return unaryRecipe(UnaryKind::sqrt, op->getOperand(0), rt);
   if (isa<math::RsqrtOp>(op))

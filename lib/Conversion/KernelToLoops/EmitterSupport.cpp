@@ -211,6 +211,7 @@ struct ArithDomain {
   Value exp(Value x) const { return math::ExpOp::create(ob, loc, x); }
   Value sqrt(Value x) const { return math::SqrtOp::create(ob, loc, x); }
   Value tanh(Value x) const { return math::TanhOp::create(ob, loc, x); }
+  Value erf(Value x) const { return math::ErfOp::create(ob, loc, x); }
   Value sigmoid(Value x) const { return realSigmoid(*this, x); }
   Value gelu(Value x) const { return realGelu(*this, x); }
   /// x > 0 ? x : 0, as Float64Semantics::relu (NaN maps to 0 there too).

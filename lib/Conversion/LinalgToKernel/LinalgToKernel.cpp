@@ -108,9 +108,6 @@ std::string checkBody(Block &body, Type elemType,
                "' has side effects";
       continue;
     }
-    if (isa<math::ErfOp>(op))
-      return "body op 'math.erf' has no kernel equivalent (the erf form of "
-             "GELU is not the kernel gelu, which is the tanh form)";
     if (isConstantCast(&op)) {
       // A cast with an explicit rounding mode would need it honoured.
       if (!isConstantValue(op.getOperand(0), consts) ||
@@ -128,7 +125,7 @@ std::string checkBody(Block &body, Type elemType,
     if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
              arith::NegFOp, arith::MaximumFOp, arith::MaxNumFOp,
              arith::ConstantOp, math::ExpOp, math::SqrtOp, math::RsqrtOp,
-             math::TanhOp, math::PowFOp, math::FPowIOp>(op))
+             math::TanhOp, math::ErfOp, math::PowFOp, math::FPowIOp>(op))
       return "body op '" + op.getName().getStringRef().str() +
              "' has no kernel equivalent";
     for (Type t : op.getResultTypes())
@@ -178,7 +175,7 @@ Sym compileScalar(OpBuilder &b, Location loc, Value v,
       r.t = emitScalarBinary(b, loc, BinaryKind::pow, x.t, (double)*n, false);
   } else if (op->getNumOperands() == 1 &&
              isa<arith::NegFOp, math::ExpOp, math::SqrtOp, math::RsqrtOp,
-                 math::TanhOp>(op)) {
+                 math::TanhOp, math::ErfOp>(op)) {
     Sym x = compileScalar(b, loc, op->getOperand(0), env);
     if (x.c) {
       double c = *x.c;
@@ -186,6 +183,7 @@ Sym compileScalar(OpBuilder &b, Location loc, Value v,
       else if (isa<math::ExpOp>(op)) r.c = std::exp(c);
       else if (isa<math::SqrtOp>(op)) r.c = std::sqrt(c);
       else if (isa<math::RsqrtOp>(op)) r.c = 1.0 / std::sqrt(c);
+      else if (isa<math::ErfOp>(op)) r.c = std::erf(c);
       else r.c = std::tanh(c);
     } else if (x.t) {
       if (isa<arith::NegFOp>(op))
@@ -196,6 +194,8 @@ Sym compileScalar(OpBuilder &b, Location loc, Value v,
         r.t = emitUnary(b, loc, UnaryKind::sqrt, x.t);
       else if (isa<math::RsqrtOp>(op))
         r.t = emitUnary(b, loc, UnaryKind::rsqrt, x.t);
+      else if (isa<math::ErfOp>(op))
+        r.t = emitUnary(b, loc, UnaryKind::erf, x.t);
       else
         r.t = emitUnary(b, loc, UnaryKind::tanh, x.t);
     }

@@ -58,6 +58,8 @@ Analysis analyzeTosaOp(Operation *op) {
     return unaryRecipe(UnaryKind::sigmoid, a.getInput(), rt);
   if (auto a = dyn_cast<tosa::TanhOp>(op))
     return unaryRecipe(UnaryKind::tanh, a.getInput(), rt);
+  if (auto a = dyn_cast<tosa::ErfOp>(op))
+    return unaryRecipe(UnaryKind::erf, a.getInput(), rt);
   if (auto a = dyn_cast<tosa::NegateOp>(op)) {
     if (!isZeroConst(a.getInput1Zp()) || !isZeroConst(a.getOutputZp()))
       return Analysis::no("negate with non-zero zero points");
@@ -143,9 +145,6 @@ Analysis analyzeTosaOp(Operation *op) {
                               perms.asArrayRef().end());
     return transposeRecipe(t.getInput1(), perm, rt);
   }
-  if (isa<tosa::ErfOp>(op))
-    return Analysis::no("no kernel equivalent for 'tosa.erf' (the erf form of "
-                        "GELU is not the kernel gelu, which is the tanh form)");
   return Analysis::no("no kernel equivalent for '" +
                       op->getName().getStringRef().str() + "'");
 }

@@ -23,7 +23,8 @@ def Mirage_UnaryKind : I32EnumAttr<"UnaryKind",
   I32EnumAttrCase<"sigmoid", 8>,
   I32EnumAttrCase<"tanh", 9>,
   I32EnumAttrCase<"mul_scalar", 10>,
-  I32EnumAttrCase<"add_scalar", 11>
+  I32EnumAttrCase<"add_scalar", 11>,
+  I32EnumAttrCase<"erf", 12>
 ]> {
   let cppNamespace = "::mirage";
 }

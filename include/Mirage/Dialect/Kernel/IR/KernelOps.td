@@ -79,7 +79,7 @@ def Kernel_MatmulOp : Mirage_MatmulBase<Kernel_Dialect> {
 def Kernel_UnaryOp : Mirage_UnaryBase<Kernel_Dialect> {
   let description = [{
     Applies `kind` to every element: exp, square, sqrt, rsqrt, reciprocal,
-    silu, gelu (tanh form), relu, sigmoid, tanh, and `mul_scalar` /
+    silu, gelu (tanh form), relu, sigmoid, tanh, erf, and `mul_scalar` /
     `add_scalar`, which take their constant as `scalar(...)`.
 
     ```mlir

@@ -18,7 +18,7 @@
 namespace mirage {
 
 /// Whether `op` is a kernel op outside LAX: silu, gelu, relu, sigmoid, tanh,
-/// pow and reduce max.
+/// erf, pow and reduce max.
 bool isNonLaxKernelOp(mlir::Operation *op);
 
 /// Splits `g` so that no input->output path of any piece crosses more than
