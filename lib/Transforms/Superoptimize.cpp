@@ -11,6 +11,7 @@
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Dialect/Kernel/Transforms/LaxPartition.h"
 #include "Mirage/Search/AbstractPrune.h"
 #include "Mirage/Search/CanonicalHash.h"
 #include "Mirage/Search/CostModel.h"
@@ -30,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <deque>
 #include <cmath>
 
 namespace mirage {
@@ -170,7 +172,13 @@ struct SuperoptimizePass
     });
     std::vector<SearchReport> reports;
     unsigned unnamed = 0;
-    for (kernel::GraphOp graph : graphs) {
+    // A worklist: a graph with no fused kernel as a whole is replaced by its
+    // pieces, searched next (FusionSearch.md, "Graphs too large for one
+    // kernel").
+    std::deque<kernel::GraphOp> work(graphs.begin(), graphs.end());
+    while (!work.empty()) {
+      kernel::GraphOp graph = work.front();
+      work.pop_front();
       if (!graph.getSymName()) {
         std::string name;
         do
@@ -178,8 +186,30 @@ struct SuperoptimizePass
         while (!takenNames.insert(name).second);
         graph.setSymName(name);
       }
-      if (failed(optimize(graph, cache, reports)))
+      bool improved = false;
+      if (failed(optimize(graph, cache, reports, improved)))
         return signalPassFailure();
+      if (improved || reports.back().moduleBudgetSpent)
+        continue;
+      std::string name = graph.getSymName()->str();
+      Location loc = graph.getLoc();
+      uint64_t kernels = reports.back().kernelsInInput;
+      SmallVector<kernel::GraphOp> pieces = splitAtMatmulChains(graph);
+      if (pieces.size() < 2)
+        continue;
+      // The pieces are reported instead of the whole.
+      reports.pop_back();
+      std::string names;
+      for (auto [i, piece] : llvm::enumerate(pieces)) {
+        piece.setSymName(freshGraphName(name + "_part" + std::to_string(i)));
+        names += (i ? ", " : "") + piece.getSymName()->str();
+      }
+      mlir::emitRemark(loc) << "graph '" << name << "' (" << kernels
+                            << " kernels) has no fused kernel as a whole: "
+                               "split at its matmul chains into "
+                            << pieces.size() << " graphs (" << names
+                            << "), each searched";
+      work.insert(work.begin(), pieces.begin(), pieces.end());
     }
     if (!reports.empty())
       emitModuleSummary(module, reports);
@@ -300,8 +330,10 @@ struct SuperoptimizePass
     numTimedOut += st.timedOut;
   }
 
+  /// Searches `graph` and replaces it by its winner; `improved` says
+  /// whether it was.
   LogicalResult optimize(kernel::GraphOp graph, ResultCache &cache,
-                         std::vector<SearchReport> &reports) {
+                         std::vector<SearchReport> &reports, bool &improved) {
     auto t0 = std::chrono::steady_clock::now();
     FailureOr<UGraph> ref = kernel::importKernelGraph(graph);
     if (failed(ref))
@@ -502,6 +534,7 @@ struct SuperoptimizePass
     numRepeats += !report.repeatOf.empty();
     numBudgetSkipped += report.moduleBudgetSpent;
     numImproved += improves;
+    improved = improves;
     reports.push_back(std::move(report));
     return success();
   }

@@ -145,6 +145,36 @@ int assignParts(mk::GraphOp g, bool strict, DenseMap<Operation *, int> &part) {
   return maxPart + 1;
 }
 
+/// Part assignment for splitAtMatmulChains: the exp rule of assignParts
+/// with matmuls, a new part at a matmul whose operands already crossed one
+/// in the current part.
+int assignMatmulParts(mk::GraphOp g, DenseMap<Operation *, int> &part) {
+  DenseMap<Value, int> matmuls; // crossed in the value's part
+  int maxPart = 0;
+  for (Operation &op : g.getBody().front().without_terminator()) {
+    int p = 0;
+    for (Value v : op.getOperands())
+      if (Operation *d = v.getDefiningOp())
+        p = std::max(p, part.lookup(d));
+    int crossed = 0;
+    for (Value v : op.getOperands())
+      if (Operation *d = v.getDefiningOp(); d && part.lookup(d) == p)
+        crossed = std::max(crossed, matmuls.lookup(v));
+    if (isa<mk::MatmulOp>(op)) {
+      if (crossed >= 1) {
+        p = maxPart + 1;
+        crossed = 0;
+      }
+      ++crossed;
+    }
+    part[&op] = p;
+    maxPart = std::max(maxPart, p);
+    for (Value r : op.getResults())
+      matmuls[r] = crossed;
+  }
+  return maxPart + 1;
+}
+
 /// Lists the non-LAX ops of `g` in `mirage.non_lax` (nothing when none).
 void tagNonLax(mk::GraphOp g) {
   SmallVector<Attribute> nonLax;
@@ -168,6 +198,17 @@ void tagNonLax(mk::GraphOp g) {
 }
 
 } // namespace
+
+SmallVector<mk::GraphOp> mirage::splitAtMatmulChains(mk::GraphOp g) {
+  DenseMap<Operation *, int> part;
+  int n = assignMatmulParts(g, part);
+  if (n == 1)
+    return {g};
+  SmallVector<mk::GraphOp> pieces = splitGraph(g, part, n);
+  for (mk::GraphOp p : pieces)
+    tagNonLax(p);
+  return pieces;
+}
 
 SmallVector<mk::GraphOp> mirage::partitionLax(mk::GraphOp g, bool strict) {
   DenseMap<Operation *, int> part;

@@ -29,6 +29,16 @@ bool isNonLaxKernelOp(mlir::Operation *op);
 llvm::SmallVector<kernel::GraphOp> partitionLax(kernel::GraphOp g,
                                                 bool strict);
 
+/// Splits `g` at its matmul chains: a piece starts at every matmul whose
+/// operands already crossed a matmul in the current piece, so that no
+/// input->output path of a piece crosses more than one matmul (one GEMM
+/// and what surrounds it, the unit the search fuses best). For a graph the
+/// search found no kernel for as a whole (docs/Rationale/FusionSearch.md,
+/// "Graphs too large for one kernel"). `g` is erased and its uses rewired
+/// when it is split; the pieces are unnamed, in program order, and tagged
+/// like partitionLax's. Returns just `g` when no split is needed.
+llvm::SmallVector<kernel::GraphOp> splitAtMatmulChains(kernel::GraphOp g);
+
 } // namespace mirage
 
 #endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_LAXPARTITION_H

@@ -1,0 +1,35 @@
+// A graph the search finds no better kernel for as a whole is split at its
+// matmul chains (no path of a piece crosses two matmuls) and each piece is
+// searched (docs/Rationale/FusionSearch.md, "Graphs too large for one
+// kernel"). Here the rms_norm between the matmuls needs whole 8192-wide
+// rows of the first product before the second matmul may start, so no one
+// kernel beats the unfused three. The pieces replace the graph in program
+// order, named after it, chained through their results; the module's
+// summary counts the pieces, not the whole.
+//
+// RUN: mirage-opt %s --mirage-superoptimize="cache=off" -o - 2>&1 | FileCheck %s
+
+// CHECK: remark: graph 'mlp' left unchanged: no fused kernel beats it on h100
+// CHECK: remark: graph 'mlp' (3 kernels) has no fused kernel as a whole: split at its matmul chains into 2 graphs (mlp_part0, mlp_part1), each searched
+// CHECK: remark: graph 'mlp_part0'
+// CHECK: remark: graph 'mlp_part1'
+// CHECK: remark: superoptimized 2 graph(s): 2 searched
+// CHECK-LABEL: func.func @norm_between_matmuls
+// CHECK: %[[P0:.*]] = mirage_kernel.graph "mlp_part0"(%arg0, %arg1, %arg2)
+// CHECK: mirage_kernel.matmul
+// CHECK-NEXT: mirage_kernel.rms_norm
+// CHECK: %[[P1:.*]] = mirage_kernel.graph "mlp_part1"(%[[P0]], %arg3)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mirage_kernel.matmul
+// CHECK: return %[[P1]]
+
+func.func @norm_between_matmuls(%x: tensor<16x64xf16>, %w1: tensor<64x8192xf16>, %g: tensor<1x8192xf16>, %w2: tensor<8192x64xf16>) -> tensor<16x64xf16> {
+  %o = mirage_kernel.graph "mlp" (%x, %w1, %g, %w2) : (tensor<16x64xf16>, tensor<64x8192xf16>, tensor<1x8192xf16>, tensor<8192x64xf16>) -> tensor<16x64xf16> {
+  ^bb0(%a: tensor<16x64xf16>, %b: tensor<64x8192xf16>, %c: tensor<1x8192xf16>, %d: tensor<8192x64xf16>):
+    %h = mirage_kernel.matmul %a, %b : tensor<16x64xf16>, tensor<64x8192xf16> -> tensor<16x8192xf16>
+    %n = mirage_kernel.rms_norm %h weight %c eps(1.0e-5) : tensor<16x8192xf16>, tensor<1x8192xf16> -> tensor<16x8192xf16>
+    %y = mirage_kernel.matmul %n, %d : tensor<16x8192xf16>, tensor<8192x64xf16> -> tensor<16x64xf16>
+    mirage_kernel.yield %y : tensor<16x64xf16>
+  }
+  return %o : tensor<16x64xf16>
+}
