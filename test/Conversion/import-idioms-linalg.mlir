@@ -566,3 +566,27 @@ func.func @forms_that_stay(%x: tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<4x8x
   } -> tensor<4x8xf32>
   return %m, %p, %h : tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// torch-mlir's add with alpha = 1: `in + other · sitofp(1)` in the body.
+// The multiply by one is dropped (exact for every value, NaN and -0
+// included), so the graph is the add alone.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @add_alpha_one
+// CHECK: mirage_kernel.graph
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: mirage_kernel.binary add
+// CHECK-NEXT: mirage_kernel.yield
+func.func @add_alpha_one(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c1 = arith.constant 1 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %a = arith.sitofp %c1 : i64 to f32
+    %m = arith.mulf %in_0, %a : f32
+    %s = arith.addf %in, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

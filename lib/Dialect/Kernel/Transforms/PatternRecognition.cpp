@@ -67,6 +67,27 @@ bool sameInType(double written, double exact, Type t) {
   return round(written).bitwiseIsEqual(round(exact));
 }
 
+/// x · 1  ->  x (torch-mlir's `alpha = 1` of every add and sub, written as
+/// a multiply by `sitofp(1)`): exact for every x, NaN and -0 included.
+/// x + 0 is not folded: -0 + 0 is +0.
+struct MulByOnePattern : OpRewritePattern<mk::UnaryOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(mk::UnaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != UnaryKind::mul_scalar || scalarOf(op) != 1.0 ||
+        op.getInput().getType() != op.getType())
+      return failure();
+    // A graph must not yield its own argument (an output with no kernel).
+    if (isa<BlockArgument>(op.getInput()) &&
+        llvm::any_of(op->getUsers(), [](Operation *u) {
+          return u->hasTrait<OpTrait::IsTerminator>();
+        }))
+      return failure();
+    rw.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
 /// 1 / (1 + exp(-x))  ->  sigmoid(x)
 struct SigmoidPattern : OpRewritePattern<mk::UnaryOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -318,6 +339,7 @@ void mirage::populateKernelRecognitionPatterns(RewritePatternSet &patterns) {
 void mirage::simplifyKernelGraph(mk::GraphOp g, bool recognize) {
   MLIRContext *ctx = g->getContext();
   RewritePatternSet ps(ctx);
+  ps.add<MulByOnePattern>(ctx); // exact, so also without recognition
   if (recognize)
     populateKernelRecognitionPatterns(ps);
   GreedyRewriteConfig cfg;

@@ -22,9 +22,9 @@ namespace mirage {
 /// `mirage_kernel` ops to `patterns`.
 void populateKernelRecognitionPatterns(mlir::RewritePatternSet &patterns);
 
-/// Applies the recognition patterns greedily to the body of `g` (only when
-/// `recognize`; no folding, at most 8 iterations), then erases the ops that
-/// became dead.
+/// Drops multiplications by 1 (exact) and applies the recognition patterns
+/// (only when `recognize`; no folding, at most 8 iterations) greedily to the
+/// body of `g`, then erases the ops that became dead.
 void simplifyKernelGraph(kernel::GraphOp g, bool recognize = true);
 
 } // namespace mirage
