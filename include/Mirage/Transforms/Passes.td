@@ -89,6 +89,13 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     kernels and estimated time before and after, seconds), and the JSON
     report has them as "totals".
 
+    A graph the search does not improve (no kernel found, or none cheaper)
+    and that has two matmuls on one path is split at its matmul chains
+    into graphs `<name>_part<k>` in program order (no path of a piece
+    crosses two matmuls), each searched in turn; a remark says so, and the
+    totals count the pieces instead of the whole (docs/Rationale/
+    FusionSearch.md, "Graphs too large for one kernel").
+
     Time: `time-budget` bounds the search (enumeration, probe checks and
     ranking). It does not bound the import, the cost model, or the final
     verification of the winner at full shapes, whose cost is the
