@@ -11,6 +11,8 @@ tosa.reshape around every rank-3 tosa.matmul, tosa.transpose with perms,
 equal-rank constants, shift operands of tosa.mul). Output is deterministic:
 names come from counters, nothing depends on hashing or time.
 """
+import os
+import sys
 
 
 def tty(shape, dt):
@@ -496,3 +498,19 @@ class Tosa:
         self.fn.emit("%s = tosa.concat %s {axis = %d : i32} : (%s) -> %s" % (
             v, ", ".join(xs), axis, ", ".join(self.t(s) for s in shapes), self.t(o)))
         return v, o
+
+
+def write_corpus(files):
+    """Writes `files` (name -> text) into the directory given as the only
+    argument (default: the generator's own directory). An argument that
+    looks like an option is refused: `--help` is not a directory."""
+    args = sys.argv[1:]
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        sys.exit("usage: %s [OUT_DIR]   (default: %s)"
+                 % (os.path.basename(sys.argv[0]),
+                    os.path.dirname(os.path.abspath(sys.argv[0]))))
+    out = args[0] if args else os.path.dirname(os.path.abspath(sys.argv[0]))
+    os.makedirs(out, exist_ok=True)
+    for n, text in files.items():
+        with open(os.path.join(out, n), "w") as f:
+            f.write(text)
