@@ -186,10 +186,9 @@ struct SuperoptimizePass
         while (!takenNames.insert(name).second);
         graph.setSymName(name);
       }
-      bool improved = false;
-      if (failed(optimize(graph, cache, reports, improved)))
+      if (failed(optimize(graph, cache, reports)))
         return signalPassFailure();
-      if (improved || reports.back().moduleBudgetSpent)
+      if (reports.back().improved() || reports.back().moduleBudgetSpent)
         continue;
       std::string name = graph.getSymName()->str();
       Location loc = graph.getLoc();
@@ -330,10 +329,10 @@ struct SuperoptimizePass
     numTimedOut += st.timedOut;
   }
 
-  /// Searches `graph` and replaces it by its winner; `improved` says
-  /// whether it was.
+  /// Searches `graph`, replaces it by a cheaper winner, and appends its
+  /// report to `reports`.
   LogicalResult optimize(kernel::GraphOp graph, ResultCache &cache,
-                         std::vector<SearchReport> &reports, bool &improved) {
+                         std::vector<SearchReport> &reports) {
     auto t0 = std::chrono::steady_clock::now();
     FailureOr<UGraph> ref = kernel::importKernelGraph(graph);
     if (failed(ref))
@@ -534,7 +533,6 @@ struct SuperoptimizePass
     numRepeats += !report.repeatOf.empty();
     numBudgetSkipped += report.moduleBudgetSpent;
     numImproved += improves;
-    improved = improves;
     reports.push_back(std::move(report));
     return success();
   }

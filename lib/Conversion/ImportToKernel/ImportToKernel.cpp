@@ -153,14 +153,12 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
         }
         if (isa<mk::GraphOp, mk::CustomOp>(op))
           return WalkResult::skip();
-        if (op->getDialect() && op->getDialect()->getNamespace() == "tosa" &&
+        bool tosaOp =
+            op->getDialect() && op->getDialect()->getNamespace() == "tosa" &&
             !isa<tosa::ConstOp, tosa::YieldOp, tosa::ConstShapeOp>(op) &&
-            op->getNumResults() > 0) {
+            op->getNumResults() > 0;
+        if (tosaOp || leftBehindOutsideLinalgAndTosa(op)) {
           std::string why = reason(op); // before the note prints the op
-          op->emitRemark("not imported: ") << why;
-        }
-        if (leftBehindOutsideLinalgAndTosa(op)) {
-          std::string why = reason(op);
           op->emitRemark("not imported: ") << why;
         }
         return WalkResult::advance();

@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -104,11 +105,14 @@ SmallVector<mk::GraphOp> splitGraph(mk::GraphOp g,
   return made;
 }
 
-/// Part assignment: a new part starts at an exp whose input already crossed
-/// an exp in the current part; with `strict`, each non-LAX op gets its own
-/// part and its users start a new one.
-int assignParts(mk::GraphOp g, bool strict, DenseMap<Operation *, int> &part) {
-  DenseMap<Value, int> expCount;
+/// Part assignment: a new part starts at an op that `counted` selects (exp
+/// for the LAX rule, matmul for splitAtMatmulChains) whose operands already
+/// crossed one in the current part; with `strict`, each non-LAX op gets its
+/// own part and its users start a new one.
+int assignParts(mk::GraphOp g, bool strict,
+                llvm::function_ref<bool(Operation *)> counted,
+                DenseMap<Operation *, int> &part) {
+  DenseMap<Value, int> crossed; // counted ops crossed in the value's part
   int maxPart = 0;
   DenseMap<Operation *, bool> isolated;
   for (Operation &op : g.getBody().front().without_terminator()) {
@@ -128,8 +132,8 @@ int assignParts(mk::GraphOp g, bool strict, DenseMap<Operation *, int> &part) {
     int e = 0;
     for (Value v : op.getOperands())
       if (Operation *d = v.getDefiningOp(); d && part.lookup(d) == p)
-        e = std::max(e, expCount.lookup(v));
-    if (isExp(&op)) {
+        e = std::max(e, crossed.lookup(v));
+    if (counted(&op)) {
       if (e >= 1) {
         p = maxPart + 1;
         e = 0;
@@ -140,37 +144,7 @@ int assignParts(mk::GraphOp g, bool strict, DenseMap<Operation *, int> &part) {
     isolated[&op] = nonLax;
     maxPart = std::max(maxPart, p);
     for (Value r : op.getResults())
-      expCount[r] = e;
-  }
-  return maxPart + 1;
-}
-
-/// Part assignment for splitAtMatmulChains: the exp rule of assignParts
-/// with matmuls, a new part at a matmul whose operands already crossed one
-/// in the current part.
-int assignMatmulParts(mk::GraphOp g, DenseMap<Operation *, int> &part) {
-  DenseMap<Value, int> matmuls; // crossed in the value's part
-  int maxPart = 0;
-  for (Operation &op : g.getBody().front().without_terminator()) {
-    int p = 0;
-    for (Value v : op.getOperands())
-      if (Operation *d = v.getDefiningOp())
-        p = std::max(p, part.lookup(d));
-    int crossed = 0;
-    for (Value v : op.getOperands())
-      if (Operation *d = v.getDefiningOp(); d && part.lookup(d) == p)
-        crossed = std::max(crossed, matmuls.lookup(v));
-    if (isa<mk::MatmulOp>(op)) {
-      if (crossed >= 1) {
-        p = maxPart + 1;
-        crossed = 0;
-      }
-      ++crossed;
-    }
-    part[&op] = p;
-    maxPart = std::max(maxPart, p);
-    for (Value r : op.getResults())
-      matmuls[r] = crossed;
+      crossed[r] = e;
   }
   return maxPart + 1;
 }
@@ -197,26 +171,26 @@ void tagNonLax(mk::GraphOp g) {
     g->setAttr("mirage.non_lax", ArrayAttr::get(g->getContext(), nonLax));
 }
 
-} // namespace
-
-SmallVector<mk::GraphOp> mirage::splitAtMatmulChains(mk::GraphOp g) {
+/// `g` split by assignParts, every piece tagged (`g` itself when whole).
+SmallVector<mk::GraphOp> partition(mk::GraphOp g, bool strict,
+                                   llvm::function_ref<bool(Operation *)> counted) {
   DenseMap<Operation *, int> part;
-  int n = assignMatmulParts(g, part);
-  if (n == 1)
-    return {g};
-  SmallVector<mk::GraphOp> pieces = splitGraph(g, part, n);
-  for (mk::GraphOp p : pieces)
-    tagNonLax(p);
-  return pieces;
-}
-
-SmallVector<mk::GraphOp> mirage::partitionLax(mk::GraphOp g, bool strict) {
-  DenseMap<Operation *, int> part;
-  int n = assignParts(g, strict, part);
+  int n = assignParts(g, strict, counted, part);
   SmallVector<mk::GraphOp> pieces{g};
   if (n > 1)
     pieces = splitGraph(g, part, n);
   for (mk::GraphOp p : pieces)
     tagNonLax(p);
   return pieces;
+}
+
+} // namespace
+
+SmallVector<mk::GraphOp> mirage::splitAtMatmulChains(mk::GraphOp g) {
+  return partition(g, /*strict=*/false,
+                   [](Operation *op) { return isa<mk::MatmulOp>(op); });
+}
+
+SmallVector<mk::GraphOp> mirage::partitionLax(mk::GraphOp g, bool strict) {
+  return partition(g, strict, isExp);
 }
