@@ -156,34 +156,59 @@ Analysis analyzeTosaOp(mlir::Operation *op);
 /// (ImportToKernel/OpRecipes.cpp).
 Analysis analyzeArithMathOp(mlir::Operation *op);
 
-/// Rewrites every select that fills with −∞ a value its condition does not
-/// read as that value plus a select of −∞ and 0 (an additive mask, left
-/// outside the graphs), before import: `tosa.select` (MaskFill.cpp) and a
-/// `linalg.generic` yielding `arith.select` (LinalgMaskFill.cpp).
+/// Rewrites every select that fills a value its condition does not read
+/// with a constant, before import, as element-wise ops on that value and
+/// masks computed from the condition alone (left outside the graphs):
+/// `tosa.select` (MaskFill.cpp) and a `linalg.generic` yielding
+/// `arith.select` (LinalgMaskFill.cpp).
 void splitMaskFills(mlir::Operation *root);
 
-/// The −∞ fill rule both forms share (ImportToKernel/MaskFill.cpp). Of a
-/// select whose branches have the constant values `onTrue` and `onFalse`
-/// (nullopt: not a constant), whether the −∞ fill is the true branch
-/// (true), the false one (false) or neither (nullopt: a finite fill such
-/// as `finfo.min` is not one, s + c is not c).
-std::optional<bool> negInfFillOnTrue(std::optional<double> onTrue,
-                                     std::optional<double> onFalse);
+/// The fill rule both forms share (ImportToKernel/MaskFill.cpp): a select
+/// of a value s and a constant c, rewritten as
+///
+///   −∞:        s + select(m, −∞, 0)                 (additive)
+///   finite c:  s · select(m, 0, 1) + select(m, c, 0) (scaled; no add if c = 0)
+///
+/// (branches swapped when the fill is the false side). Both are exact for
+/// every finite s; the additive one also for s = −∞.
+struct FillRule {
+  /// Whether the fill is the select's true branch.
+  bool fillOnTrue = true;
+  /// The fill c.
+  double fill = 0;
+  /// s + mask: only −∞ absorbs every finite s (s + c is not c otherwise).
+  bool additive() const;
+  /// Whether the fill is meant to hide (−∞, or ≤ −1e4: finfo.min, −1e9):
+  /// only such a select gets a remark of its own when it stays; a select
+  /// of 0 is relu written with cmpf.
+  bool hides() const;
+};
+/// The rule of a select whose branches have the constant values `onTrue`
+/// and `onFalse` (nullopt: not a constant): the constant side is the fill
+/// (−∞ preferred); nullopt when neither or both are constants (both: the
+/// mask itself being built).
+std::optional<FillRule> fillRuleOf(std::optional<double> onTrue,
+                                   std::optional<double> onFalse);
 /// Whether the select condition `cond` is computed without reading `s`
-/// (the filled value); a condition that reads it (a NaN filter) keeps its
-/// select, since s + (−∞) is NaN where s is NaN.
+/// (the filled value); a condition that reads it (a NaN filter, relu as
+/// `select(s > 0, s, 0)`) keeps its select: the split is exact for finite
+/// s only, and such a condition is there for the values where it is not.
 bool conditionIndependentOf(mlir::Value cond, mlir::Value s);
 /// Why a select with the branch constants `onTrue`/`onFalse` (nullopt: not
-/// a constant) stays a select, for its remark: a constant fill that hides
-/// but is not −∞ (≤ −1e4: finfo.min, −1e9), or `conditionReadsS`; "" when
-/// it is no fill (a select of 0: relu written with cmpf) or splits.
+/// a constant) whose condition reads s (`conditionReadsS`) stays a select,
+/// for its remark, when its fill hides; "" otherwise.
 std::string whyFillStays(std::optional<double> onTrue,
                          std::optional<double> onFalse, bool conditionReadsS);
-/// The branches (true, false) of the additive mask's select: the fill on
-/// the side it had, 0 on the other, so that s + mask = select(c, ...).
-std::pair<mlir::Value, mlir::Value> maskBranches(bool fillOnTrue,
+/// The branches (true, false) of a mask select: `fill` on the fill's side
+/// of `rule`, `other` on the other.
+std::pair<mlir::Value, mlir::Value> maskBranches(const FillRule &rule,
                                                  mlir::Value fill,
-                                                 mlir::Value zero);
+                                                 mlir::Value other);
+/// Folds every `tosa.reciprocal` of a splat constant into a constant
+/// (TOSA's folder), so that a division by a scalar imports as `mul_scalar`
+/// (ImportToKernel/FoldConstants.cpp).
+void foldScalarReciprocals(mlir::Operation *root);
+
 /// The linalg form of splitMaskFills (ImportToKernel/LinalgMaskFill.cpp).
 void splitLinalgMaskFills(mlir::Operation *root);
 
@@ -207,8 +232,8 @@ inline constexpr llvm::StringLiteral kImportViewAttr = "mirage.import_view";
 /// its remark; removed after the remarks like kImportViewAttr.
 inline constexpr llvm::StringLiteral kImportWhyAttr = "mirage.import_why";
 
-/// Why a select that looks like a −∞ fill was left in place (a string: a
-/// finite fill, a condition reading the filled value), set by
+/// Why a select that looks like a mask fill was left in place (a string: a
+/// condition reading the filled value), set by
 /// splitMaskFills for its remark; removed after the remarks like
 /// kImportWhyAttr.
 inline constexpr llvm::StringLiteral kMaskFillWhyAttr = "mirage.mask_fill_why";

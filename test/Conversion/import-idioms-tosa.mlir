@@ -33,16 +33,15 @@ func.func @rmsnorm(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>) -> tensor<2x4x8xf32
 // -----
 
 // The mean as TorchToTosa writes aten.div.Scalar before folding: the
-// reciprocal of the divisor constant, then tosa.mul. Still one graph (the
-// reciprocal of the constant is computed in it, so this is not the rms_norm
-// pattern, but every op is exact).
+// reciprocal of the divisor constant, then tosa.mul. The reciprocal is
+// folded before import (FoldConstants.cpp), so the mean is a mul_scalar by
+// 1/8 and the whole is the rms_norm pattern; neither constant is left.
 // CHECK-LABEL: func.func @rmsnorm_reciprocal
+// CHECK-NOT: tosa.
 // CHECK: mirage_kernel.graph
-// CHECK-NOT: mirage_kernel.graph
-// CHECK: mirage_kernel.unary square
-// CHECK: mirage_kernel.reduce sum
-// CHECK: mirage_kernel.unary reciprocal
-// CHECK: mirage_kernel.unary rsqrt
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<2x4x8xf32>):
+// CHECK-NEXT: %[[N:.*]] = mirage_kernel.rms_norm %[[X]] eps(9.9999997473787516E-6)
+// CHECK-NEXT: mirage_kernel.yield %[[N]]
 // CHECK-NOT: tosa.
 // CHECK: return
 func.func @rmsnorm_reciprocal(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {

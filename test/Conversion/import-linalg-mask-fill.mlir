@@ -150,17 +150,32 @@ func.func @causal_generic(%s: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
-// A finite fill (f16's lowest value, torch's finfo.min) is not -inf:
-// s + c is not c, so the select stays, with a remark saying why.
+// A finite fill (f16's lowest value, torch.where(m, s, finfo.min)) is not
+// -inf, s + c is not c: it becomes s * keep + fill, the two masks generics
+// over the condition (each left outside, remarked for its i1 input), the
+// product and sum imported.
 // CHECK-LABEL: func.func @finite_fill
-// CHECK-NOT: mirage_kernel.graph
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f16
-// CHECK-NOT: arith.addf
+// CHECK: %[[KEEP:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<4x8xi1>)
+// CHECK-NEXT: ^bb0(%[[C:.*]]: i1, %{{.*}}: f16):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f16
+// CHECK-NEXT: arith.select %[[C]], %[[Z]], %[[ONE]] : f16
+// CHECK: %[[FILL:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<4x8xi1>)
+// CHECK-NEXT: ^bb0(%[[C2:.*]]: i1, %{{.*}}: f16):
+// CHECK-NEXT: %[[LO:.*]] = arith.constant -6.550400e+04 : f16
+// CHECK-NEXT: %[[Z2:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-NEXT: arith.select %[[C2]], %[[LO]], %[[Z2]] : f16
+// CHECK: mirage_kernel.graph(%arg0, %[[KEEP]], %[[FILL]])
+// CHECK: mirage_kernel.binary mul
+// CHECK: mirage_kernel.binary add
+// CHECK-NOT: arith.select
+// CHECK: return
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @finite_fill(%s: tensor<4x8xf16>, %m: tensor<4x8xi1>) -> tensor<4x8xf16> {
   %lo = arith.constant -6.550400e+04 : f16
   %e = tensor.empty() : tensor<4x8xf16>
-  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into an additive mask: the fill is not -inf (s + c is not c for a finite c)}}
+  // Two masks, one remark each (the verifier matches both to one line).
+  // expected-remark @+1 {{not imported: operand: element type i1 (only f16, bf16, f32, f64)}}
   %f = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m, %s : tensor<4x8xi1>, tensor<4x8xf16>) outs(%e : tensor<4x8xf16>) {
   ^bb0(%c: i1, %x: f16, %out: f16):
     %r = arith.select %c, %lo, %x : f16
@@ -182,7 +197,7 @@ func.func @finite_fill(%s: tensor<4x8xf16>, %m: tensor<4x8xi1>) -> tensor<4x8xf1
 func.func @nan_filter(%s: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %ninf = arith.constant 0xFF800000 : f32
   %e = tensor.empty() : tensor<4x8xf32>
-  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into an additive mask: its condition reads the filled value (where s is NaN, s + -inf is NaN, the select gives -inf)}}
+  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into masks: its condition reads the filled value (the split is exact for finite values only; where s is NaN, s + -inf is NaN, the select gives the fill)}}
   %f = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%x: f32, %out: f32):
     %c = arith.cmpf uno, %x, %x : f32
@@ -212,7 +227,7 @@ func.func @mask_from_s(%s: tensor<4x8xf32>) -> tensor<4x8xf32> {
     linalg.yield %c : i1
   } -> tensor<4x8xi1>
   %e = tensor.empty() : tensor<4x8xf32>
-  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into an additive mask: its condition reads the filled value (where s is NaN, s + -inf is NaN, the select gives -inf)}}
+  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into masks: its condition reads the filled value (the split is exact for finite values only; where s is NaN, s + -inf is NaN, the select gives the fill)}}
   %f = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%nan, %s : tensor<4x8xi1>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%c: i1, %x: f32, %out: f32):
     %r = arith.select %c, %ninf, %x : f32
@@ -306,7 +321,7 @@ func.func @fused_scale(%s: tensor<4x8xf32>, %m: tensor<4x8xi1>) -> tensor<4x8xf3
   %ninf = arith.constant 0xFF800000 : f32
   %scale = arith.constant 2.500000e-01 : f32
   %e = tensor.empty() : tensor<4x8xf32>
-  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into an additive mask: the filled value is computed in the body (only a block argument is split)}}
+  // expected-remark @+1 {{not imported: a select with no kernel equivalent, not split into masks: the filled value is computed in the body (only a block argument is split)}}
   %f = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m, %s : tensor<4x8xi1>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%c: i1, %x: f32, %out: f32):
     %y = arith.mulf %x, %scale : f32

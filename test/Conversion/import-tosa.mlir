@@ -134,3 +134,23 @@ func.func @two_results(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>
   %s = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<4x8xf32>) -> tensor<4x1xf32>
   return %e, %s : tensor<4x8xf32>, tensor<4x1xf32>
 }
+
+// A division by a scalar as TorchToTosa writes it (attention's 1/sqrt(d)):
+// the reciprocal of the splat constant is folded before import (TOSA's
+// folder: 1/4 rounded once), so the product is a mul_scalar, not a graph
+// operand and a reciprocal op.
+// CHECK-LABEL: func.func @div_by_scalar
+// CHECK-NOT: tosa.reciprocal
+// CHECK: mirage_kernel.graph(%arg0) : (tensor<1x4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<1x4x8xf32>):
+// CHECK-NEXT: %[[Y:.*]] = mirage_kernel.unary mul_scalar %[[X]] scalar(2.500000e-01)
+// CHECK-NEXT: %[[E:.*]] = mirage_kernel.unary exp %[[Y]]
+// CHECK-NEXT: mirage_kernel.yield %[[E]]
+func.func @div_by_scalar(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = "tosa.const"() <{values = dense<4.0> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %r = tosa.reciprocal %c : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %y = tosa.mul %x, %r, %shift : (tensor<1x4x8xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<1x4x8xf32>
+  %e = tosa.exp %y : (tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %e : tensor<1x4x8xf32>
+}

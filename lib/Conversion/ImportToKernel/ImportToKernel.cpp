@@ -53,8 +53,8 @@ LogicalResult verifySilently(Operation *op, std::string &firstError) {
 /// Why `op` was left behind.
 std::string reasonIn(Operation *op) {
   if (auto why = op->getAttrOfType<StringAttr>(kMaskFillWhyAttr))
-    return "a select with no kernel equivalent, not split into an additive "
-           "mask: " + why.str();
+    return "a select with no kernel equivalent, not split into masks: " +
+           why.str();
   Analysis a = analyzeOp(op);
   if (!a.recipe)
     return a.why;
@@ -101,9 +101,12 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     func::FuncOp f = getOperation();
     // The function as it was, to put back if importing it broke the IR.
     OwningOpRef<func::FuncOp> original = f.clone();
-    // A −∞ fill of attention scores becomes an additive mask, which the
-    // graphs take as an operand instead of being cut by the select.
+    // A constant fill of attention scores becomes masks, which the graphs
+    // take as operands instead of being cut by the select.
     splitMaskFills(f.getOperation());
+    // A division by a scalar constant becomes mul_scalar, not a graph
+    // operand and a reciprocal op.
+    foldScalarReciprocals(f.getOperation());
     // Blocks to process: those not inside linalg or mirage ops.
     SmallVector<Block *> blocks;
     f->walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -1,27 +1,31 @@
-//===- LinalgMaskFill.cpp - A −∞ fill in a linalg body as an additive mask ===//
+//===- LinalgMaskFill.cpp - A constant fill in a linalg body as masks -----===//
 //
-// torch-mlir lowers `masked_fill(s, m, -inf)` (aten.where.self once
-// decomposed) to an element-wise linalg.generic yielding
+// torch-mlir lowers `masked_fill(s, m, -inf)` and `torch.where(m, s,
+// finfo.min)` (aten.where.self once decomposed) to an element-wise
+// linalg.generic yielding
 //
-//   arith.select %c, %neginf, %s      (or select %c, %s, %neginf)
+//   arith.select %c, %fill, %s      (or select %c, %s, %fill)
 //
 // where %c is an i1 block argument (the mask tensor) or a condition the
 // body computes from other arguments and `linalg.index` (a causal mask
-// written into the fill), and %neginf a constant or a block argument bound
-// to a splat or rank-0 tensor holding −∞ (torch-mlir: a rank-0 generic
-// truncating a `tensor<f64>` constant). With the rule of MaskFill.cpp
-// (which fills, which conditions, which branch gets the 0) it becomes
+// written into the fill), and %fill a constant or a block argument bound
+// to a splat or rank-0 tensor (torch-mlir: a rank-0 generic truncating a
+// `tensor<f64>` constant). With the rule of MaskFill.cpp (which fills,
+// which conditions, which branch gets what) it becomes
 //
-//   mask = generic(condition inputs) { select(c, −∞, 0) }   left outside
-//   sum  = generic(s, mask)          { s + mask }           imported
+//   −∞:  mask = generic(condition inputs) { select(c, −∞, 0) }  left outside
+//        sum  = generic(s, mask)          { s + mask }          imported
+//   c:   masks = generic(condition inputs) { select(c, 0, 1), select(c, c, 0) }
+//        sum   = generic(s, keep, fill)    { s · keep + fill }
 //
 // The mask generic runs over the loops the condition reads only (the
-// others are unit dims of the mask, read through the constant 0), so a
+// others are unit dims of the masks, read through the constant 0), so a
 // causal mask over B×H×Q×K scores is a 1×1×Q×K operand, as in the TOSA
-// form. Left alone: fills that are not −∞, conditions that read s (in the
-// body or through an input computed from s's tensor), s computed in the
-// body rather than a block argument, a constant s (the mask itself being
-// built: where(m, −∞, 0)), and output maps that are not permutations. docs/Rationale/Import.md, "Mask fills".
+// form. Left alone: conditions that read s (in the body or through an
+// input computed from s's tensor), s computed in the body rather than a
+// block argument, a constant s (the mask itself being built: where(m, −∞,
+// 0)), and output maps that are not permutations. docs/Rationale/Import.md,
+// "Mask fills".
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
@@ -34,7 +38,6 @@
 
 #include "llvm/ADT/SetVector.h"
 
-#include <cmath>
 
 using namespace mlir;
 using namespace mirage::import;
@@ -98,10 +101,10 @@ std::optional<double> scalarConstant(Value v, int depth) {
   return std::nullopt;
 }
 
-/// A −∞ fill found in the body of a generic.
+/// A constant fill found in the body of a generic.
 struct BodyFill {
   arith::SelectOp select;
-  bool fillOnTrue = true;
+  FillRule rule;
   /// The filled value: a block argument bound to an input or the init.
   BlockArgument s;
   /// The ops that compute the condition, in body order, and the block
@@ -112,7 +115,7 @@ struct BodyFill {
   SmallVector<bool> loopsRead;
 };
 
-/// The −∞ fill `g` computes, or nullopt when `g` is not one the rule
+/// The fill `g` computes, or nullopt when `g` is not one the rule
 /// splits; `why` then says why a fill stays (empty when `g` is no fill).
 std::optional<BodyFill> matchBodyFill(linalg::GenericOp g, std::string &why) {
   if (g->getNumResults() != 1 || g.getNumDpsInits() != 1 ||
@@ -133,22 +136,19 @@ std::optional<BodyFill> matchBodyFill(linalg::GenericOp g, std::string &why) {
   f.select = sel;
   std::optional<double> tc = scalarConstant(sel.getTrueValue(), 0),
                         fc = scalarConstant(sel.getFalseValue(), 0);
-  std::optional<bool> onTrue = negInfFillOnTrue(tc, fc);
-  if (!onTrue) {
-    why = whyFillStays(tc, fc, false);
+  // Both sides constant (PyTorch's reference attention builds its bias as
+  // where(m, −∞, 0); a causal mask selecting −∞/0 from indices): the mask
+  // itself, it reads no scores and stays outside as it is.
+  std::optional<FillRule> rule = fillRuleOf(tc, fc);
+  if (!rule)
     return std::nullopt;
-  }
-  f.fillOnTrue = *onTrue;
-  Value s = f.fillOnTrue ? sel.getFalseValue() : sel.getTrueValue();
-  // A constant s is the additive mask being built (PyTorch's reference
-  // attention: where(m, −∞, 0); a causal mask selecting −∞/0 from
-  // indices): it reads no scores and stays outside as it is.
-  if (scalarConstant(s, 0))
-    return std::nullopt;
+  f.rule = *rule;
+  Value s = f.rule.fillOnTrue ? sel.getFalseValue() : sel.getTrueValue();
   auto sArg = dyn_cast<BlockArgument>(s);
   if (!sArg || sArg.getOwner() != body) {
-    why = "the filled value is computed in the body (only a block argument "
-          "is split)";
+    if (f.rule.hides())
+      why = "the filled value is computed in the body (only a block "
+            "argument is split)";
     return std::nullopt;
   }
   if (s.getType() != type.getElementType())
@@ -217,8 +217,8 @@ std::optional<BodyFill> matchBodyFill(linalg::GenericOp g, std::string &why) {
   return f;
 }
 
-/// Replaces `g` by s + mask, the mask a generic over the loops the
-/// condition reads.
+/// Replaces `g` by s + mask (−∞) or s · keep + fill (other constants), the
+/// masks results of one generic over the loops the condition reads.
 void splitBodyFill(linalg::GenericOp g, const BodyFill &f,
                    llvm::SmallPtrSetImpl<Operation *> &erased) {
   MLIRContext *ctx = g.getContext();
@@ -264,44 +264,73 @@ void splitBodyFill(linalg::GenericOp g, const BodyFill &f,
   }
   maps.push_back(AffineMap::get(numMaskLoops, 0, maskWrite, ctx));
   auto maskType = RankedTensorType::get(maskShape, elem);
-  Value empty = tensor::EmptyOp::create(b, loc, maskShape, elem);
   SmallVector<utils::IteratorType> parallel(numMaskLoops,
                                             utils::IteratorType::parallel);
   Value cond = arith::SelectOp(f.select).getCondition();
-  auto mask = linalg::GenericOp::create(
-      b, loc, TypeRange{maskType}, ins, ValueRange{empty}, maps, parallel,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        IRMapping map;
-        for (auto [a, n] : llvm::zip(f.condArgs, args))
-          map.map(a, n);
-        for (Operation *op : f.condOps) {
-          if (auto idx = dyn_cast<linalg::IndexOp>(op))
-            map.map(idx.getResult(),
-                    linalg::IndexOp::create(nb, l, newLoop[idx.getDim()]));
-          else
-            nb.clone(*op, map);
-        }
-        Value fill = arith::ConstantOp::create(
-            nb, l, nb.getFloatAttr(elem, -INFINITY));
-        Value zero =
-            arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, 0.0));
-        auto [onTrue, onFalse] = maskBranches(f.fillOnTrue, fill, zero);
-        Value m = arith::SelectOp::create(nb, l, map.lookupOrDefault(cond),
-                                          onTrue, onFalse);
-        linalg::YieldOp::create(nb, l, m);
-      });
-  // s + mask, over the original loops, into the original init.
+  // One mask generic: select(c, fill, other) on the rule's sides, the
+  // condition's ops cloned in. One generic per mask rather than one with
+  // two results: each stays outside with the remark of its i1 input.
+  auto buildMask = [&](double fill, double other) {
+    Value empty = tensor::EmptyOp::create(b, loc, maskShape, elem);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{maskType}, ins, ValueRange{empty}, maps,
+               parallel,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 IRMapping map;
+                 for (auto [a, n] : llvm::zip(f.condArgs, args))
+                   map.map(a, n);
+                 for (Operation *op : f.condOps) {
+                   if (auto idx = dyn_cast<linalg::IndexOp>(op))
+                     map.map(idx.getResult(),
+                             linalg::IndexOp::create(nb, l,
+                                                     newLoop[idx.getDim()]));
+                   else
+                     nb.clone(*op, map);
+                 }
+                 auto constant = [&](double v) {
+                   return arith::ConstantOp::create(nb, l,
+                                                    nb.getFloatAttr(elem, v))
+                       .getResult();
+                 };
+                 Value fillValue = constant(fill);
+                 Value otherValue = constant(other);
+                 auto [onTrue, onFalse] =
+                     maskBranches(f.rule, fillValue, otherValue);
+                 Value m = arith::SelectOp::create(
+                     nb, l, map.lookupOrDefault(cond), onTrue, onFalse);
+                 linalg::YieldOp::create(nb, l, m);
+               })
+        ->getResult(0);
+  };
+  // The masks: keep = select(c, 0, 1) for a finite fill, fill =
+  // select(c, fill, 0) unless the fill is 0.
+  bool scaled = !f.rule.additive(), added = f.rule.fill != 0.0;
+  SmallVector<Value> masks;
+  if (scaled)
+    masks.push_back(buildMask(0.0, 1.0));
+  if (added)
+    masks.push_back(buildMask(f.rule.fill, 0.0));
+  // s · keep + fill, over the original loops, into the original init.
   OpOperand &sOperand = g->getOpOperand(f.s.getArgNumber());
-  SmallVector<AffineMap> sumMaps{g.getMatchingIndexingMap(&sOperand),
-                                 AffineMap::get(numLoops, 0, maskRead, ctx),
-                                 outMap};
+  SmallVector<Value> sumIns{sOperand.get()};
+  SmallVector<AffineMap> sumMaps{g.getMatchingIndexingMap(&sOperand)};
+  for (Value m : masks) {
+    sumIns.push_back(m);
+    sumMaps.push_back(AffineMap::get(numLoops, 0, maskRead, ctx));
+  }
+  sumMaps.push_back(outMap);
   auto sum = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{sOperand.get(), mask->getResult(0)},
+      b, loc, TypeRange{type}, sumIns,
       ValueRange{g.getDpsInitOperand(0)->get()}, sumMaps,
       g.getIteratorTypesArray(),
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        linalg::YieldOp::create(
-            nb, l, arith::AddFOp::create(nb, l, args[0], args[1]).getResult());
+        Value r = args[0];
+        unsigned next = 1;
+        if (scaled)
+          r = arith::MulFOp::create(nb, l, r, args[next++]);
+        if (added)
+          r = arith::AddFOp::create(nb, l, r, args[next++]);
+        linalg::YieldOp::create(nb, l, r);
       });
   // The fill's producers (torch-mlir's rank-0 −∞ tensor) die with `g`;
   // left behind they would be remarked as ops the importer left out.
