@@ -717,6 +717,68 @@ TEST(StableSoftmax, FoundAttentionIsOneFlashKernel) {
     }
 }
 
+// GPT-2's causal mask as the importer writes torch.where(m, s, finfo.min):
+// s·keep + fill, keep and fill graph inputs (broadcast over the heads) that
+// nothing else reads. The two operators form one input chain of the menu,
+// one step of a round, so the flash kernel needs one round more than the
+// unmasked attention's six, not two, and the plain items never read the
+// masks.
+static UGraph finiteMaskedAttention() {
+  UGraph g(Level::Kernel);
+  int32_t q = g.addInput({2, 16, 16}, ElemType::F16);
+  int32_t k = g.addInput({2, 16, 64}, ElemType::F16);
+  int32_t v = g.addInput({2, 64, 16}, ElemType::F16);
+  int32_t keep = g.addInput({1, 16, 64}, ElemType::F16);
+  int32_t fill = g.addInput({1, 16, 64}, ElemType::F16);
+  int32_t s = g.addUnary(UnaryKind::mul_scalar, g.addMatmul(q, k), 0.125);
+  s = g.addBinary(BinaryKind::add, g.addBinary(BinaryKind::mul, s, keep),
+                  fill);
+  int32_t m = g.addReduce(ReduceKind::max, s, 2);
+  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
+  int32_t r = g.addUnary(UnaryKind::reciprocal,
+                         g.addReduce(ReduceKind::sum, e, 2));
+  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::mul, e, r), v));
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+
+TEST(FusionSearch, MaskChainIsOneMenuItem) {
+  UGraph ref = finiteMaskedAttention();
+  std::vector<fusion::MenuItem> menu = fusion::operatorMenu(ref);
+  std::vector<fusion::MenuItem> chains;
+  for (const fusion::MenuItem &m : menu)
+    if (!m.chain.empty())
+      chains.push_back(m);
+  ASSERT_EQ(chains.size(), 1u);
+  ASSERT_EQ(chains[0].chain.size(), 2u);
+  EXPECT_EQ(chains[0].chain[0].kind, BinaryKind::mul);
+  EXPECT_EQ(chains[0].chain[0].input, 3);
+  EXPECT_FALSE(chains[0].chain[0].inputFirst);
+  EXPECT_EQ(chains[0].chain[1].kind, BinaryKind::add);
+  EXPECT_EQ(chains[0].chain[1].input, 4);
+  // The unmasked attention has no chain: one binary op with an input is
+  // an ordinary operator.
+  for (const fusion::MenuItem &m : fusion::operatorMenu(stableAttention(false)))
+    EXPECT_TRUE(m.chain.empty());
+}
+
+TEST(FusionSearch, FiniteMaskedAttentionIsOneFlashKernel) {
+  UGraph ref = finiteMaskedAttention();
+  FusionSearchOptions opts; // seven operators: the unmasked six and the chain
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_FALSE(r.stats.timedOut);
+  EXPECT_LE(r.log2Bound, -64);
+  ASSERT_EQ(r.best.ops.size(), 1u);
+  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+  EXPECT_EQ(countBlockOps(r.best, OpKind::RunningMax), 1u);
+  // The chain's operators are ordinary block operators of the kernel.
+  EXPECT_EQ(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::mul),
+            1u);
+  EXPECT_GE(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::add),
+            1u);
+}
+
 // QK-norm with keys stored head-dim-first (K is heads × d × keys): the key
 // normalisation runs over dim 1, not the last, and comes from a frontend as
 // separate ops (squares, reduce sum over dim 1, mean, + eps, rsqrt, scale).

@@ -49,8 +49,13 @@ public:
     std::vector<MenuItem> rest = operatorMenu(probe.ref, [&](size_t i) {
       return i >= prologues.fused.size() || !prologues.fused[i];
     });
-    for (const MenuItem &item : menu)
+    chainTile.assign(b.values.size(), 0);
+    for (const MenuItem &item : menu) {
       itemNeeded.push_back(llvm::is_contained(rest, item));
+      if (itemNeeded.back())
+        for (const InputStep &step : item.chain)
+          chainTile[b.ops[step.input].results[0]] = 1;
+    }
     protos.clear();
     for (const MenuItem &item : menu) {
       UOp proto;
@@ -145,6 +150,10 @@ private:
   std::vector<UOp> protos; // per menu item
   Prologues prologues;
   std::vector<bool> itemNeeded; // per menu item, after the prologues
+  /// Per value: 1 for the tile of an input an input chain reads.
+  std::vector<char> chainTile;
+  /// Per value: 1 for a chain's intermediate (only the chain reads it).
+  std::vector<char> chainHidden;
   std::unique_ptr<PruneSession> session;
   // Thread-local counters, added to the shared ones in batches (the shared
   // atomics would otherwise bounce between cores on every state).
@@ -190,7 +199,8 @@ private:
   /// A value the enumeration may take as an operand.
   bool usable(int32_t v) const {
     return b.values[v].def >= 0 &&
-           !((size_t)v < prologues.hidden.size() && prologues.hidden[v]);
+           !((size_t)v < prologues.hidden.size() && prologues.hidden[v]) &&
+           !((size_t)v < chainHidden.size() && chainHidden[v]);
   }
   void dfs(const Key &last) {
     if (expired())
@@ -206,13 +216,18 @@ private:
       return;
     }
     // Each further op lowers the sink count by at most one, and in-loop
-    // sinks need an accumulator.
+    // sinks need an accumulator. An input chain of n steps lowers it by up
+    // to n, one more per chain tile it consumes beyond the first: at most
+    // one more per chain tile that is still a sink, over all the steps.
     unsigned outputs = probe.ref.outputs.size();
     unsigned need = (sinkValues.size() > outputs ? sinkValues.size() - outputs
                                                  : 0) +
                     (inLoop > 0 ? 1 : 0);
     unsigned left = limit - depth;
-    if (need > left || left == 0)
+    unsigned chainSinks = 0;
+    for (int32_t v : sinkValues)
+      chainSinks += (size_t)v < chainTile.size() && chainTile[v];
+    if (need > left + chainSinks || left == 0)
       return;
     // The last operator must close the graph: leave exactly one sink per
     // output, none in the loop. extend() skips, before building, the
@@ -232,8 +247,14 @@ private:
       const MenuItem &item = menu[m];
       if (!itemNeeded[m])
         continue;
+      // A chain's input tiles are read through the chain only, as the
+      // reference reads them (prologues hide raw tiles the same way).
+      const bool plain = item.chain.empty();
+      auto chainOnly = [&](int32_t v) {
+        return plain && (size_t)v < chainTile.size() && chainTile[v];
+      };
       for (int32_t x = 0; x < numValues; ++x) {
-        if (!usable(x))
+        if (!usable(x) || chainOnly(x))
           continue;
         Phase px = b.values[x].phase;
         if (item.inLoopOnly && px != Phase::InLoop)
@@ -249,7 +270,7 @@ private:
         for (int32_t y = y0; y < numValues; ++y) {
           // The builders reject operands of different phases (in-loop with
           // after-loop); skip them without building.
-          if (usable(y) && b.values[y].phase == px)
+          if (usable(y) && !chainOnly(y) && b.values[y].phase == px)
             extend(last, m, x, y);
         }
       }
@@ -278,6 +299,8 @@ private:
   }
 
   void extend(const Key &last, size_t m, int32_t x, int32_t y) {
+    if (!menu[m].chain.empty())
+      return extendChain(last, m, x);
     // Canonical order: the key is the operands in descending order, then the
     // menu position; keys strictly increase along the graph. Any block graph
     // is reached: build it greedily, always adding the available op with the
@@ -301,27 +324,87 @@ private:
       return;
     int32_t ops[2] = {x, y};
     llvm::ArrayRef<int32_t> operands(ops, y < 0 ? 1 : 2);
-    size_t numValues = b.values.size();
+    size_t numValues = b.values.size(), numOps = b.ops.size();
     int32_t v = b.addLike(protos[m], operands);
     if (v < 0)
       return;
-    // Every sharing worker builds the prefixes; worker 0 counts them.
-    const bool counted = !sharing ||
-                         depth >= SharedEnumeration::kShareDepth ||
-                         worker == 0;
-    localStates += counted;
-    if (session && !session->keep(b, v)) {
-      localPruned += counted;
-      b.ops.pop_back();
-      b.values.resize(numValues);
+    if (!kept(v, numValues, numOps))
       return;
+    descend(key, operands, numValues, numOps);
+  }
+
+  /// Every sharing worker builds the prefixes; worker 0 counts them.
+  bool counted() const {
+    return !sharing || depth >= SharedEnumeration::kShareDepth || worker == 0;
+  }
+  /// Drops the operators appended since (numValues, numOps).
+  void undo(size_t numValues, size_t numOps) {
+    b.ops.erase(b.ops.begin() + numOps, b.ops.end());
+    b.values.resize(numValues);
+  }
+  /// Counts the state of the new value `v` and asks the pruning test; a
+  /// pruned state is undone.
+  bool kept(int32_t v, size_t numValues, size_t numOps) {
+    localStates += counted();
+    if (session && !session->keep(b, v)) {
+      localPruned += counted();
+      undo(numValues, numOps);
+      return false;
     }
+    return true;
+  }
+
+  /// An input chain on x: its steps appended as ordinary operators, the
+  /// intermediates hidden from the rest of the enumeration, one step of
+  /// the round. The key is a unary operator's. The chain's operators may
+  /// also be reached one by one through the plain items (a duplicate
+  /// candidate costs a verification, not a wrong answer).
+  void extendChain(const Key &last, size_t m, int32_t x) {
+    Key key;
+    key.k[0] = x;
+    key.k[1] = 1000 + m;
+    key.n = 2;
+    if (!last.empty() && !keyGreater(key, last))
+      return;
+    size_t numValues = b.values.size(), numOps = b.ops.size();
+    llvm::SmallVector<int32_t, 6> operands;
+    int32_t v = x;
+    for (const InputStep &step : menu[m].chain) {
+      int32_t tile = b.ops[step.input].results[0];
+      if (!usable(tile) || llvm::is_contained(operands, tile)) {
+        undo(numValues, numOps);
+        return;
+      }
+      UOp proto;
+      proto.kind = OpKind::Binary;
+      proto.sub = (int32_t)step.kind;
+      int32_t pair[2] = {step.inputFirst ? tile : v, step.inputFirst ? v : tile};
+      int32_t r = b.addLike(proto, pair);
+      if (r < 0) {
+        undo(numValues, numOps);
+        return;
+      }
+      if (!kept(r, numValues, numOps))
+        return;
+      operands.append({pair[0], pair[1]});
+      v = r;
+    }
+    chainHidden.resize(b.values.size(), 0);
+    for (size_t c = numValues; c + 1 < b.values.size(); ++c)
+      chainHidden[c] = 1;
+    descend(key, operands, numValues, numOps);
+    chainHidden.resize(numValues);
+  }
+
+  /// Recurses on the prefix just extended (operators from numOps on,
+  /// reading `operands`), then undoes it.
+  void descend(const Key &key, llvm::ArrayRef<int32_t> operands,
+               size_t numValues, size_t numOps) {
     // A complete prefix is a branch: enumerated only by its claimant.
     const bool branch =
         sharing && depth + 1 == SharedEnumeration::kShareDepth;
     if (branch && branchesSeen++ != claimed) {
-      b.ops.pop_back();
-      b.values.resize(numValues);
+      undo(numValues, numOps);
       return;
     }
     if (branch)
@@ -340,8 +423,7 @@ private:
     for (int32_t o : operands)
       --consumers[o];
     consumers.resize(numValues);
-    b.ops.pop_back();
-    b.values.resize(numValues);
+    undo(numValues, numOps);
   }
 };
 

@@ -13,8 +13,73 @@ using namespace mirage::search::fusion;
 /// division).
 bool MenuItem::operator==(const MenuItem &o) const {
   return kind == o.kind && sub == o.sub && scalar == o.scalar &&
-         dim == o.dim && arity == o.arity;
+         dim == o.dim && arity == o.arity && chain == o.chain;
 }
+
+namespace {
+
+/// The input chains of `ref` among the ops `includeOp` accepts: maximal
+/// runs of binary ops, each reading the previous one's result (read by
+/// nothing else) and a graph input read by nothing else, two or more long.
+/// The first op's other operand is a computed value (a chain on an input
+/// alone is a prologue's business).
+std::vector<llvm::SmallVector<InputStep, 2>>
+inputChains(const UGraph &ref, llvm::function_ref<bool(size_t)> includeOp) {
+  std::vector<unsigned> uses(ref.values.size(), 0);
+  std::vector<int32_t> consumer(ref.values.size(), -1);
+  for (size_t i = 0; i < ref.ops.size(); ++i)
+    for (int32_t o : ref.ops[i].operands) {
+      ++uses[o];
+      consumer[o] = i;
+    }
+  for (int32_t o : ref.outputs)
+    uses[o] += 2; // an output is read outside: never an intermediate
+  auto inputIndex = [&](int32_t v) -> int32_t {
+    auto it = llvm::find(ref.inputs, v);
+    return it == ref.inputs.end() ? -1 : int32_t(it - ref.inputs.begin());
+  };
+  // Op i as a step from value `from` (any computed value when -1).
+  auto step = [&](size_t i, int32_t from) -> std::optional<InputStep> {
+    const UOp &op = ref.ops[i];
+    if (op.kind != OpKind::Binary || op.operands.size() != 2 ||
+        (includeOp && !includeOp(i)))
+      return std::nullopt;
+    for (unsigned s = 0; s < 2; ++s) {
+      int32_t in = op.operands[s], other = op.operands[1 - s];
+      int32_t idx = inputIndex(in);
+      if (idx < 0 || uses[in] != 1 || inputIndex(other) >= 0 ||
+          (from >= 0 && other != from))
+        continue;
+      return InputStep{op.binaryKind(), idx, s == 0};
+    }
+    return std::nullopt;
+  };
+  std::vector<llvm::SmallVector<InputStep, 2>> chains;
+  for (size_t i = 0; i < ref.ops.size(); ++i) {
+    std::optional<InputStep> first = step(i, -1);
+    if (!first)
+      continue;
+    // Maximal only: not the continuation of a step before it.
+    int32_t x = ref.ops[i].operands[first->inputFirst ? 1 : 0];
+    int32_t xDef = ref.values[x].def;
+    if (xDef >= 0 && uses[x] == 1 && step(xDef, -1))
+      continue;
+    llvm::SmallVector<InputStep, 2> chain{*first};
+    int32_t r = ref.ops[i].results[0];
+    while (uses[r] == 1 && consumer[r] >= 0) {
+      std::optional<InputStep> next = step(consumer[r], r);
+      if (!next)
+        break;
+      chain.push_back(*next);
+      r = ref.ops[consumer[r]].results[0];
+    }
+    if (chain.size() >= 2)
+      chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
+} // namespace
 
 std::vector<MenuItem>
 fusion::operatorMenu(const UGraph &ref,
@@ -89,6 +154,11 @@ fusion::operatorMenu(const UGraph &ref,
     case OpKind::RunningMax: // a construction on found graphs, not a menu item
       break;
     }
+  }
+  for (llvm::SmallVector<InputStep, 2> &chain : inputChains(ref, includeOp)) {
+    MenuItem m{OpKind::Binary, (int32_t)chain.front().kind};
+    m.chain = std::move(chain);
+    addUnique(m);
   }
   return menu;
 }

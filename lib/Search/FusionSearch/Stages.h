@@ -100,6 +100,18 @@ bool probeBlock(const Probe &probe, const Pattern &pattern,
 
 //===--- OperatorMenu.cpp -------------------------------------------------===//
 
+/// One step of an input chain: a binary operator combining the previous
+/// value with the tile of reference input `input` (its operand `inputFirst`
+/// ? 0 : 1).
+struct InputStep {
+  BinaryKind kind;
+  int32_t input;
+  bool inputFirst;
+  bool operator==(const InputStep &o) const {
+    return kind == o.kind && input == o.input && inputFirst == o.inputFirst;
+  }
+};
+
 /// One kind of block operator the enumeration may add.
 struct MenuItem {
   OpKind kind;
@@ -109,6 +121,12 @@ struct MenuItem {
   unsigned arity = 1;
   bool commutative = false;
   bool inLoopOnly = false; // accumulators
+  /// An input chain (docs/Rationale/FusionSearch.md, "Input chains"): two
+  /// or more binary operators, each combining the previous value with the
+  /// tile of a graph input that only it reads (a mask applied to scores,
+  /// s·keep + fill; LayerNorm's ·w + b), added as one step on the item's
+  /// one operand. Empty for a plain operator.
+  llvm::SmallVector<InputStep, 2> chain;
   /// The same operator (commutative and inLoopOnly follow from the rest).
   bool operator==(const MenuItem &o) const;
 };
