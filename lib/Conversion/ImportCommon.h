@@ -212,6 +212,12 @@ void foldScalarReciprocals(mlir::Operation *root);
 /// The linalg form of splitMaskFills (ImportToKernel/LinalgMaskFill.cpp).
 void splitLinalgMaskFills(mlir::Operation *root);
 
+/// Retypes to the program's float type every island of f64 ops computed
+/// from an upcast of a narrower float tensor (torch-mlir's f64 statistics),
+/// with a remark on the upcast when `remarks`
+/// (ImportToKernel/NarrowStatistics.cpp).
+void narrowWidenedStatistics(mlir::Operation *root, bool remarks);
+
 /// Why `op` is not imported because its f64 result is computed from a
 /// narrower float tensor that the program upcast (torch-mlir's f64
 /// statistics in an f32 program), or "" (ImportToKernel/WidenedStatistics.cpp).

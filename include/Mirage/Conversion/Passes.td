@@ -27,7 +27,10 @@ def MirageImport : Pass<"mirage-import", "::mlir::func::FuncOp"> {
     Only static shapes of rank 1 to 4 and f16/bf16/f32/f64 elements are
     imported. Everything else stays as it was; with `remarks` (default) each
     TOSA or linalg op left behind gets a remark `not imported: <reason>`.
-    The function's meaning never changes.
+    The function's meaning never changes, with one exception that has its
+    own remark and option: f64 statistics of an f32/f16 program, which
+    torch-mlir's LayerNorm decomposition computes in f64 and PyTorch in
+    f32, are computed in the program's type (`narrow-f64-statistics`).
 
     Before:
     ```mlir
@@ -61,7 +64,12 @@ def MirageImport : Pass<"mirage-import", "::mlir::func::FuncOp"> {
     Option<"recognize", "recognize", "bool", "true",
            "recognise rms_norm, silu, gelu and sigmoid patterns">,
     Option<"remarks", "remarks", "bool", "true",
-           "emit a remark on each TOSA/linalg op that is not imported">
+           "emit a remark on each TOSA/linalg op that is not imported">,
+    Option<"narrowF64Statistics", "narrow-f64-statistics", "bool", "true",
+           "compute f64 statistics of an f32/f16 program (torch-mlir's "
+           "var_mean: an extf upcast, f64 mean and variance, truncf back) in "
+           "the program's type, with a remark, as PyTorch does; false keeps "
+           "them in f64, outside every graph">
   ];
 }
 

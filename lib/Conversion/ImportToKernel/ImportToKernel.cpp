@@ -107,6 +107,9 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
     // A division by a scalar constant becomes mul_scalar, not a graph
     // operand and a reciprocal op.
     foldScalarReciprocals(f.getOperation());
+    // torch-mlir's f64 statistics are computed in the program's type.
+    if (narrowF64Statistics)
+      narrowWidenedStatistics(f.getOperation(), remarks);
     // Blocks to process: those not inside linalg or mirage ops.
     SmallVector<Block *> blocks;
     f->walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -3,9 +3,11 @@
 // torch-mlir computes some statistics of an f32/f16 program in f64 (its
 // variance decomposition upcasts with `arith.extf` inside a linalg body and
 // truncates back at the end). Imported as they are, those ops would form an
-// f64 graph, which the to-PTX pipeline rejects; computed in the program's
-// type they would round differently from the program. So they stay, with a
-// remark (docs/Rationale/Import.md, "Idioms as frontends write them").
+// f64 graph, which the to-PTX pipeline rejects. NarrowStatistics.cpp
+// computes such islands in the program's type by default; those it does
+// not narrow (the option off, TOSA's tosa.cast form, an f64 result) stay,
+// with this remark (docs/Rationale/Import.md, "Idioms as frontends write
+// them").
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"

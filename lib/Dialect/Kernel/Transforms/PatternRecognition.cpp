@@ -9,8 +9,10 @@
 #include "Mirage/Semantics/ShapeRules.h"
 
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -338,14 +340,30 @@ void mirage::populateKernelRecognitionPatterns(RewritePatternSet &patterns) {
 
 void mirage::simplifyKernelGraph(mk::GraphOp g, bool recognize) {
   MLIRContext *ctx = g->getContext();
+  // The same op on the same operands twice is one value (torch-mlir centres
+  // a LayerNorm's input once for the f64 variance and once for the f32
+  // normalisation, the second with a multiply by 1 that MulByOnePattern
+  // drops; recognition needs them to be one). Exact. CSE, the patterns,
+  // and the patterns again when CSE merged what they made equal.
+  auto cse = [&] {
+    IRRewriter rewriter(ctx);
+    DominanceInfo dom(g);
+    bool changed = false;
+    eliminateCommonSubExpressions(rewriter, dom, g, &changed);
+    return changed;
+  };
   RewritePatternSet ps(ctx);
   ps.add<MulByOnePattern>(ctx); // exact, so also without recognition
   if (recognize)
     populateKernelRecognitionPatterns(ps);
+  FrozenRewritePatternSet patterns(std::move(ps));
   GreedyRewriteConfig cfg;
   cfg.setMaxIterations(8);
   cfg.enableFolding(false);
-  (void)applyPatternsGreedily(g.getBody(), std::move(ps), cfg);
+  (void)cse();
+  (void)applyPatternsGreedily(g.getBody(), patterns, cfg);
+  if (cse())
+    (void)applyPatternsGreedily(g.getBody(), patterns, cfg);
   // Dead ops (patterns leave the matched intermediates behind).
   bool changed = true;
   while (changed) {
