@@ -779,6 +779,59 @@ TEST(FusionSearch, FiniteMaskedAttentionIsOneFlashKernel) {
             1u);
 }
 
+// Llama's attention as torch-mlir writes it, RoPE on the queries: q·cos +
+// rotate_half(q)·sin, rotate_half done outside (slices and a concat), so q
+// and its rotated copy are two graph inputs and cos, sin two more
+// (broadcast over the heads). The products are prologues of q and of the
+// rotated copy, and their sum combines the two prologues: all three ops
+// join the tiles before the enumeration, and the attention core needs the
+// unmasked six operators plus the mask's add, one flash kernel.
+TEST(FusionSearch, RopeCombinesTwoPrologues) {
+  UGraph ref(Level::Kernel);
+  int32_t q = ref.addInput({2, 16, 16}, ElemType::F16);
+  int32_t rq = ref.addInput({2, 16, 16}, ElemType::F16);
+  int32_t cosv = ref.addInput({1, 16, 16}, ElemType::F16);
+  int32_t sinv = ref.addInput({1, 16, 16}, ElemType::F16);
+  int32_t k = ref.addInput({2, 16, 64}, ElemType::F16);
+  int32_t v = ref.addInput({2, 64, 16}, ElemType::F16);
+  int32_t mask = ref.addInput({1, 16, 64}, ElemType::F16);
+  int32_t qr = ref.addBinary(BinaryKind::add,
+                             ref.addBinary(BinaryKind::mul, q, cosv),
+                             ref.addBinary(BinaryKind::mul, rq, sinv));
+  int32_t s = ref.addUnary(UnaryKind::mul_scalar, ref.addMatmul(qr, k), 0.25);
+  s = ref.addBinary(BinaryKind::add, s, mask);
+  int32_t m = ref.addReduce(ReduceKind::max, s, 2);
+  int32_t e = ref.addUnary(UnaryKind::exp, ref.addBinary(BinaryKind::sub, s, m));
+  int32_t sum = ref.addReduce(ReduceKind::sum, e, 2);
+  ref.markOutput(ref.addMatmul(ref.addBinary(BinaryKind::div, e, sum), v));
+  ASSERT_TRUE(ref.error.empty()) << ref.error;
+  // The prologues of a pattern that keeps rows and head dims whole: the
+  // three RoPE ops (ops 0 to 2) are fused.
+  fusion::Probe probe = fusion::makeProbe(ref);
+  ASSERT_TRUE(probe.ok);
+  FusionSearchOptions opts;
+  unsigned withRope = 0;
+  for (const fusion::Pattern &p :
+       fusion::launchPatterns(probe.classes, opts.splitReducedClasses)) {
+    UGraph b{Level::Block};
+    std::vector<AxisMap> omaps;
+    if (!fusion::probeBlock(probe, p, opts.target, b, omaps))
+      continue;
+    fusion::Prologues pro =
+        fusion::addPrologues(b, p, probe.classes, probe.ref);
+    withRope += pro.fused[0] && pro.fused[1] && pro.fused[2];
+  }
+  EXPECT_GT(withRope, 0u);
+  FusionSearchResult r = searchPruned(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_FALSE(r.stats.timedOut);
+  EXPECT_LE(r.log2Bound, -64);
+  ASSERT_EQ(r.best.ops.size(), 1u);
+  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+  EXPECT_GE(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::mul),
+            2u);
+}
+
 // QK-norm with keys stored head-dim-first (K is heads × d × keys): the key
 // normalisation runs over dim 1, not the last, and comes from a frontend as
 // separate ops (squares, reduce sum over dim 1, mean, + eps, rsqrt, scale).

@@ -1,7 +1,8 @@
 //===- Prologue.cpp - Input-local op chains applied to input tiles --------===//
 //
 // The ops of the reference that read one graph input alone (scales,
-// normalisations over any axis) are applied to that input's tile before
+// normalisations over any axis), and element-wise ops combining such
+// values of several inputs (RoPE), are applied to the input tiles before
 // the enumeration, in launch patterns that keep every dim they reduce
 // whole in each block (docs/Rationale/FusionSearch.md, "Prologues").
 //
@@ -77,8 +78,8 @@ Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
   auto isInput = [&](int32_t v) { return llvm::is_contained(ref.inputs, v); };
   // Grow each input's prologue in program order: an op joins when its first
   // operand is that input or its prologue's value, its other operands are
-  // too or are graph inputs (a weight), and it reduces no dim the pattern
-  // splits.
+  // too, or are graph inputs (a weight), or (element-wise ops) another
+  // input's prologue values, and it reduces no dim the pattern splits.
   for (size_t i = 0; i < ref.ops.size(); ++i) {
     const UOp &op = ref.ops[i];
     if (op.results.size() != 1 || op.operands.empty())
@@ -90,10 +91,13 @@ Prologues fusion::addPrologues(UGraph &b, const Pattern &pattern,
     for (size_t k = 1; k < op.operands.size(); ++k) {
       int32_t o = op.operands[k];
       // A second graph input as a side operand: an rms_norm's weight, or
-      // the gamma a frontend multiplies a normalisation by.
+      // the gamma a frontend multiplies a normalisation by. An element-wise
+      // op may also combine two prologues (RoPE: q·cos + rotate_half(q)·sin,
+      // the products prologues of q and of its rotated copy): the pattern
+      // tiles aligned dims alike, so both tiles hold the same elements.
       local &= owner[o] == x ||
-               (isInput(o) && (op.kind == OpKind::RmsNorm ||
-                               op.kind == OpKind::Binary));
+               (isInput(o) && op.kind == OpKind::RmsNorm) ||
+               (owner[o] >= 0 && op.kind == OpKind::Binary);
     }
     if (!local || reducesSplitDim(op, ref, pattern, classes))
       continue;
