@@ -140,3 +140,21 @@ func.func @duplicate_results(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x
   %c = tosa.add %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %a, %b, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// tosa.identity (the dynamo importer's, before a view) is a layout op that
+// moves nothing: the exp and the sum around it are one graph.
+// CHECK-LABEL: func.func @identity_between
+// CHECK-NOT: tosa.identity
+// CHECK: mirage_kernel.graph
+// CHECK: mirage_kernel.unary exp
+// CHECK-NEXT: mirage_kernel.reduce sum
+// CHECK-NOT: mirage_kernel.graph
+// CHECK: return
+func.func @identity_between(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %e = tosa.exp %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %i = tosa.identity %e : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = tosa.reduce_sum %i {axis = 1 : i32} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  return %s : tensor<4x1xf32>
+}

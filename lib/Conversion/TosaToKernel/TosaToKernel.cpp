@@ -136,6 +136,10 @@ Analysis analyzeTosaOp(Operation *op) {
   }
   if (auto r = dyn_cast<tosa::ReshapeOp>(op))
     return unitReshapeRecipe(r.getInput1(), rt);
+  // An identity (the dynamo importers write one before a view) moves
+  // nothing: a layout op with the same form on both sides.
+  if (auto id = dyn_cast<tosa::IdentityOp>(op))
+    return unitReshapeRecipe(id.getInput1(), rt);
   if (auto t = dyn_cast<tosa::TransposeOp>(op)) {
     UpstreamAttrs attrs(op);
     auto perms = attrs.get<DenseI32ArrayAttr>("perms");
