@@ -584,17 +584,25 @@ TEST(FusionSearch, ProbeExtentsDoNotAlignByAccident) {
 /// Attention as frontends write it: scores scaled by 1/8, max subtracted,
 /// reciprocal of the sum times the exps; `extraMaxReader` also returns the
 /// max (then the shift cannot be dropped).
+/// The stable softmax of the scores `s` over their last dim (max, exp of
+/// the shifted scores, sum, reciprocal, product) times `v`, marked as
+/// `g`'s output; returns the row max.
+static int32_t addSoftmaxTimesV(UGraph &g, int32_t s, int32_t v) {
+  int32_t m = g.addReduce(ReduceKind::max, s, 2);
+  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
+  int32_t r = g.addUnary(UnaryKind::reciprocal,
+                         g.addReduce(ReduceKind::sum, e, 2));
+  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::mul, e, r), v));
+  return m;
+}
+
 static UGraph stableAttention(bool extraMaxReader) {
   UGraph g(Level::Kernel);
   int32_t q = g.addInput({2, 16, 16}, ElemType::F16);
   int32_t k = g.addInput({2, 16, 64}, ElemType::F16);
   int32_t v = g.addInput({2, 64, 16}, ElemType::F16);
   int32_t s = g.addUnary(UnaryKind::mul_scalar, g.addMatmul(q, k), 0.125);
-  int32_t m = g.addReduce(ReduceKind::max, s, 2);
-  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
-  int32_t r = g.addUnary(UnaryKind::reciprocal,
-                         g.addReduce(ReduceKind::sum, e, 2));
-  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::mul, e, r), v));
+  int32_t m = addSoftmaxTimesV(g, s, v);
   if (extraMaxReader)
     g.markOutput(m);
   EXPECT_TRUE(g.error.empty()) << g.error;
@@ -733,11 +741,7 @@ static UGraph finiteMaskedAttention() {
   int32_t s = g.addUnary(UnaryKind::mul_scalar, g.addMatmul(q, k), 0.125);
   s = g.addBinary(BinaryKind::add, g.addBinary(BinaryKind::mul, s, keep),
                   fill);
-  int32_t m = g.addReduce(ReduceKind::max, s, 2);
-  int32_t e = g.addUnary(UnaryKind::exp, g.addBinary(BinaryKind::sub, s, m));
-  int32_t r = g.addUnary(UnaryKind::reciprocal,
-                         g.addReduce(ReduceKind::sum, e, 2));
-  g.markOutput(g.addMatmul(g.addBinary(BinaryKind::mul, e, r), v));
+  addSoftmaxTimesV(g, s, v);
   EXPECT_TRUE(g.error.empty()) << g.error;
   return g;
 }
@@ -765,6 +769,7 @@ TEST(FusionSearch, MaskChainIsOneMenuItem) {
 TEST(FusionSearch, FiniteMaskedAttentionIsOneFlashKernel) {
   UGraph ref = finiteMaskedAttention();
   FusionSearchOptions opts; // seven operators: the unmasked six and the chain
+  opts.timeBudgetSeconds = 600; // a loaded machine must not change the answer
   FusionSearchResult r = searchPruned(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_FALSE(r.stats.timedOut);
@@ -799,11 +804,7 @@ TEST(FusionSearch, RopeCombinesTwoPrologues) {
                              ref.addBinary(BinaryKind::mul, q, cosv),
                              ref.addBinary(BinaryKind::mul, rq, sinv));
   int32_t s = ref.addUnary(UnaryKind::mul_scalar, ref.addMatmul(qr, k), 0.25);
-  s = ref.addBinary(BinaryKind::add, s, mask);
-  int32_t m = ref.addReduce(ReduceKind::max, s, 2);
-  int32_t e = ref.addUnary(UnaryKind::exp, ref.addBinary(BinaryKind::sub, s, m));
-  int32_t sum = ref.addReduce(ReduceKind::sum, e, 2);
-  ref.markOutput(ref.addMatmul(ref.addBinary(BinaryKind::div, e, sum), v));
+  addSoftmaxTimesV(ref, ref.addBinary(BinaryKind::add, s, mask), v);
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   // The prologues of a pattern that keeps rows and head dims whole: the
   // three RoPE ops (ops 0 to 2) are fused.
@@ -822,6 +823,7 @@ TEST(FusionSearch, RopeCombinesTwoPrologues) {
     withRope += pro.fused[0] && pro.fused[1] && pro.fused[2];
   }
   EXPECT_GT(withRope, 0u);
+  opts.timeBudgetSeconds = 600; // a loaded machine must not change the answer
   FusionSearchResult r = searchPruned(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_FALSE(r.stats.timedOut);
