@@ -62,8 +62,10 @@ case "$mode" in
     # (8 s in a release build, over 37 min under TSan on 2 cores), and the
     # two GQA searches (3.7 s together in a release build) and the QKNorm one
     # (5 s) run the same threaded enumeration as the FusionSearch cases that
-    # stay (StableSoftmax.FoundAttentionKeepsTheShift among them).
-    tsan_exclude="FusionSearch.FindsFusedRmsNormMatmulWithEpsAndWeight:FusionSearch.Gqa*:FusionSearch.QkNorm*"
+    # stay (StableSoftmax.FoundAttentionKeepsTheShift among them); so do the
+    # masked and RoPE attention searches (10-25 s each in a release build,
+    # round 7 of an attention graph).
+    tsan_exclude="FusionSearch.FindsFusedRmsNormMatmulWithEpsAndWeight:FusionSearch.Gqa*:FusionSearch.QkNorm*:FusionSearch.FiniteMaskedAttentionIsOneFlashKernel:FusionSearch.RopeCombinesTwoPrologues"
     targets=("${tsan_tests[@]}")
     ;;
 esac
