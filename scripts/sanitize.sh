@@ -110,7 +110,10 @@ if [ "$mode" = asan ]; then
   [ $lit_rc -ne 0 ] && [ "$lit_fail" -eq 0 ] && failed=$((failed + 1))
   # Every unit test (the install test configures a consumer project; it runs
   # in scripts/test.sh and tests no sanitizable code).
-  ctest_out=$(cd "$dir" && ctest -E '^(lit|install)$' --output-on-failure 2>&1); ctest_rc=$?
+  # The masked and RoPE attention searches (round 7 of an attention graph,
+  # 10-25 s each in a release build) are left out here as under TSan;
+  # ChainStepsUndoLikeOperators runs the chain code under the sanitizer.
+  ctest_out=$(cd "$dir" && ctest -E '^(lit|install|FusionSearch\.FiniteMaskedAttentionIsOneFlashKernel|FusionSearch\.RopeCombinesTwoPrologues)$' --output-on-failure 2>&1); ctest_rc=$?
   echo "$ctest_out" | grep -E "Failed|ERROR: .*Sanitizer|runtime error" | head -n 40 || true
   echo "$ctest_out" | tail -n 3
   gt_total=$(echo "$ctest_out" | sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\)/\2/p'); gt_total=${gt_total:-0}

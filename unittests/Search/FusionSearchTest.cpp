@@ -766,6 +766,37 @@ TEST(FusionSearch, MaskChainIsOneMenuItem) {
     EXPECT_TRUE(m.chain.empty());
 }
 
+// The chain's steps are appended and undone in place like any operator:
+// round 4 of every pattern of the masked attention (chains applied,
+// prefixes undone, branches shared) counts the same states and finds the
+// same graphs alone and split across three workers. Cheap enough for the
+// sanitizers, which leave the full search below out.
+TEST(FusionSearch, ChainStepsUndoLikeOperators) {
+  UGraph ref = finiteMaskedAttention();
+  FusionSearchOptions opts;
+  fusion::Probe probe = fusion::makeProbe(ref);
+  ASSERT_TRUE(probe.ok);
+  std::vector<fusion::Pattern> patterns =
+      fusion::launchPatterns(probe.classes, opts.splitReducedClasses);
+  std::vector<fusion::MenuItem> menu = fusion::operatorMenu(probe.ref);
+  const unsigned ops = 4;
+  auto run = [&](size_t p, unsigned workers) {
+    fusion::SearchContext ctx(opts);
+    fusion::SharedEnumeration shared(workers, ops);
+    for (unsigned w = workers; w-- > 0;) // the last worker claims first
+      fusion::enumerateBlockGraphs(ctx, probe, patterns[p], p, menu,
+                                   PruneFn(), ops, shared, w);
+    return std::make_pair(ctx.states.load(), shared.merged().size());
+  };
+  uint64_t states = 0;
+  for (size_t p = 0; p < patterns.size(); ++p) {
+    auto alone = run(p, 1);
+    EXPECT_EQ(run(p, 3), alone) << "pattern " << p;
+    states += alone.first;
+  }
+  EXPECT_GT(states, 0u);
+}
+
 TEST(FusionSearch, FiniteMaskedAttentionIsOneFlashKernel) {
   UGraph ref = finiteMaskedAttention();
   FusionSearchOptions opts; // seven operators: the unmasked six and the chain
