@@ -215,14 +215,32 @@ TEST(FusionSearch, DeterministicAcrossThreadCounts) {
 // on every core") finds the graphs one worker finds, in its order, and
 // counts the same states: whichever worker claims which branch, and
 // however the workers interleave.
+/// What an enumeration of `ref` starts from: its probe, the launch
+/// patterns of its classes and its operator menu, at default options.
+struct ProbeSetup {
+  fusion::Probe probe;
+  std::vector<fusion::Pattern> patterns;
+  std::vector<fusion::MenuItem> menu;
+};
+static ProbeSetup probeSetup(const UGraph &ref) {
+  ProbeSetup s;
+  s.probe = fusion::makeProbe(ref);
+  if (s.probe.ok) {
+    s.patterns = fusion::launchPatterns(
+        s.probe.classes, FusionSearchOptions().splitReducedClasses);
+    s.menu = fusion::operatorMenu(s.probe.ref);
+  }
+  return s;
+}
+
 TEST(FusionSearch, SharedEnumerationFindsWhatOneWorkerFinds) {
-  UGraph ref = test::rmsEpsMatmulReference(16, 1024, 2048, 1e-5, ElemType::F16);
   FusionSearchOptions opts;
-  fusion::Probe probe = fusion::makeProbe(ref);
-  ASSERT_TRUE(probe.ok);
-  std::vector<fusion::Pattern> patterns =
-      fusion::launchPatterns(probe.classes, opts.splitReducedClasses);
-  std::vector<fusion::MenuItem> menu = fusion::operatorMenu(probe.ref);
+  ProbeSetup setup = probeSetup(
+      test::rmsEpsMatmulReference(16, 1024, 2048, 1e-5, ElemType::F16));
+  ASSERT_TRUE(setup.probe.ok);
+  const fusion::Probe &probe = setup.probe;
+  const std::vector<fusion::Pattern> &patterns = setup.patterns;
+  const std::vector<fusion::MenuItem> &menu = setup.menu;
   const unsigned ops = 3;
   struct Run {
     std::vector<fusion::Found> found;
@@ -746,6 +764,22 @@ static UGraph finiteMaskedAttention() {
   return g;
 }
 
+/// The pruned search at default options but a 600 s budget: a loaded
+/// machine must not turn the answer into a timeout.
+static FusionSearchResult searchOneKernel(const UGraph &ref) {
+  FusionSearchOptions opts;
+  opts.timeBudgetSeconds = 600;
+  return searchPruned(ref, opts);
+}
+/// A completed search whose verified winner is one custom kernel.
+static void expectOneVerifiedKernel(const FusionSearchResult &r) {
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_FALSE(r.stats.timedOut);
+  EXPECT_LE(r.log2Bound, -64);
+  ASSERT_EQ(r.best.ops.size(), 1u);
+  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+}
+
 TEST(FusionSearch, MaskChainIsOneMenuItem) {
   UGraph ref = finiteMaskedAttention();
   std::vector<fusion::MenuItem> menu = fusion::operatorMenu(ref);
@@ -772,13 +806,12 @@ TEST(FusionSearch, MaskChainIsOneMenuItem) {
 // same graphs alone and split across three workers. Cheap enough for the
 // sanitizers, which leave the full search below out.
 TEST(FusionSearch, ChainStepsUndoLikeOperators) {
-  UGraph ref = finiteMaskedAttention();
   FusionSearchOptions opts;
-  fusion::Probe probe = fusion::makeProbe(ref);
-  ASSERT_TRUE(probe.ok);
-  std::vector<fusion::Pattern> patterns =
-      fusion::launchPatterns(probe.classes, opts.splitReducedClasses);
-  std::vector<fusion::MenuItem> menu = fusion::operatorMenu(probe.ref);
+  ProbeSetup setup = probeSetup(finiteMaskedAttention());
+  ASSERT_TRUE(setup.probe.ok);
+  const fusion::Probe &probe = setup.probe;
+  const std::vector<fusion::Pattern> &patterns = setup.patterns;
+  const std::vector<fusion::MenuItem> &menu = setup.menu;
   const unsigned ops = 4;
   auto run = [&](size_t p, unsigned workers) {
     fusion::SearchContext ctx(opts);
@@ -798,15 +831,9 @@ TEST(FusionSearch, ChainStepsUndoLikeOperators) {
 }
 
 TEST(FusionSearch, FiniteMaskedAttentionIsOneFlashKernel) {
-  UGraph ref = finiteMaskedAttention();
-  FusionSearchOptions opts; // seven operators: the unmasked six and the chain
-  opts.timeBudgetSeconds = 600; // a loaded machine must not change the answer
-  FusionSearchResult r = searchPruned(ref, opts);
-  ASSERT_TRUE(r.found) << r.message;
-  EXPECT_FALSE(r.stats.timedOut);
-  EXPECT_LE(r.log2Bound, -64);
-  ASSERT_EQ(r.best.ops.size(), 1u);
-  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+  // Seven operators: the unmasked six and the chain.
+  FusionSearchResult r = searchOneKernel(finiteMaskedAttention());
+  ASSERT_NO_FATAL_FAILURE(expectOneVerifiedKernel(r));
   EXPECT_EQ(countBlockOps(r.best, OpKind::RunningMax), 1u);
   // The chain's operators are ordinary block operators of the kernel.
   EXPECT_EQ(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::mul),
@@ -839,28 +866,22 @@ TEST(FusionSearch, RopeCombinesTwoPrologues) {
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   // The prologues of a pattern that keeps rows and head dims whole: the
   // three RoPE ops (ops 0 to 2) are fused.
-  fusion::Probe probe = fusion::makeProbe(ref);
-  ASSERT_TRUE(probe.ok);
+  ProbeSetup setup = probeSetup(ref);
+  ASSERT_TRUE(setup.probe.ok);
   FusionSearchOptions opts;
   unsigned withRope = 0;
-  for (const fusion::Pattern &p :
-       fusion::launchPatterns(probe.classes, opts.splitReducedClasses)) {
+  for (const fusion::Pattern &p : setup.patterns) {
     UGraph b{Level::Block};
     std::vector<AxisMap> omaps;
-    if (!fusion::probeBlock(probe, p, opts.target, b, omaps))
+    if (!fusion::probeBlock(setup.probe, p, opts.target, b, omaps))
       continue;
     fusion::Prologues pro =
-        fusion::addPrologues(b, p, probe.classes, probe.ref);
+        fusion::addPrologues(b, p, setup.probe.classes, setup.probe.ref);
     withRope += pro.fused[0] && pro.fused[1] && pro.fused[2];
   }
   EXPECT_GT(withRope, 0u);
-  opts.timeBudgetSeconds = 600; // a loaded machine must not change the answer
-  FusionSearchResult r = searchPruned(ref, opts);
-  ASSERT_TRUE(r.found) << r.message;
-  EXPECT_FALSE(r.stats.timedOut);
-  EXPECT_LE(r.log2Bound, -64);
-  ASSERT_EQ(r.best.ops.size(), 1u);
-  ASSERT_EQ(r.best.ops[0].kind, OpKind::Custom);
+  FusionSearchResult r = searchOneKernel(ref);
+  ASSERT_NO_FATAL_FAILURE(expectOneVerifiedKernel(r));
   EXPECT_GE(countBlockOps(r.best, OpKind::Binary, (int32_t)BinaryKind::mul),
             2u);
 }
