@@ -274,13 +274,14 @@ Analysis unaryRecipe(UnaryKind k, Value x, Type resultType,
                      resultType);
 }
 
-Analysis unitReshapeRecipe(Value src, Type result) {
+Analysis reshapeRecipe(Value src, Type result) {
   if (std::string w = whyNotImportable(src.getType()); !w.empty())
     return Analysis::no("operand: " + w);
-  if (!sameNonUnitDims(cast<RankedTensorType>(src.getType()),
-                       dyn_cast<RankedTensorType>(result)))
-    return Analysis::no("reshape that merges or splits non-unit dims (the "
-                        "kernel dialect has no reshape)");
+  if (std::string w = whyNotImportable(result); !w.empty())
+    return Analysis::no(w);
+  if (!isKernelFormOf(cast<RankedTensorType>(src.getType()),
+                      cast<RankedTensorType>(result)))
+    return Analysis::no("reshape that changes the number of elements");
   Analysis a = Analysis::yes(
       {src}, [](OpBuilder &, Location, ArrayRef<Value> in) { return in[0]; });
   a.recipe->layoutOnly = true;

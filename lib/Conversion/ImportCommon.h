@@ -118,6 +118,18 @@ struct Recipe {
   /// are given (nullopt layouts: the identity), and work in any kernel form
   /// of it; the graph builder picks the form of an input already there.
   std::optional<llvm::SmallVector<int64_t, 4>> loopShape;
+  /// With `loopShape`: the one dim of it the op reduces (its builder finds
+  /// it in the form it is given with `formDim`); such a recipe works in a
+  /// form of its input that merges or splits dims only around that dim.
+  std::optional<int64_t> reduceDim;
+  /// A matmul (inputs A, B, then an optional init added to the product):
+  /// it may work in the form of A that merges or splits only its batch
+  /// dims, B and the init then reshaped to the same batch dims (attention's
+  /// scores kept as `[b, h, s, s]` for a `[b·h, s, d]` batch matmul).
+  bool batchForm = false;
+  /// Per input (empty: none): a shape the input is reshaped to, row-major,
+  /// after its layout (a contraction's two row loops merged into one m).
+  llvm::SmallVector<std::optional<llvm::SmallVector<int64_t, 4>>, 4> reshapes;
 };
 
 /// A recipe or the reason there is none.
@@ -145,8 +157,9 @@ Analysis unaryRecipe(UnaryKind k, mlir::Value x, mlir::Type resultType,
 /// (LinalgToKernel/LinalgToKernel.cpp).
 Analysis analyzeLinalgOp(mlir::linalg::LinalgOp op);
 /// A reshape (tosa.reshape, tensor.expand_shape/collapse_shape) from `src`
-/// to `result`: importable when it only adds or drops unit dims.
-Analysis unitReshapeRecipe(mlir::Value src, mlir::Type result);
+/// to `result`: any kernel form of `src` is one of the result (row-major,
+/// the same elements), so it computes nothing (Import.md, "Merged forms").
+Analysis reshapeRecipe(mlir::Value src, mlir::Type result);
 /// A transpose of `src` with result dim j = source dim perm[j].
 Analysis transposeRecipe(mlir::Value src, llvm::ArrayRef<int64_t> perm,
                          mlir::Type result);
@@ -248,6 +261,31 @@ inline constexpr llvm::StringLiteral kMaskFillWhyAttr = "mirage.mask_fill_why";
 /// in the same order (so the same data in row-major order).
 bool sameNonUnitDims(mlir::RankedTensorType a, mlir::RankedTensorType b);
 
+/// Whether the kernel type `k` holds a program value of type `p`: the same
+/// element type and number of elements, so the same data in row-major
+/// order (its *kernel form*: dims merged, split, unit dims added or
+/// dropped; docs/Rationale/Import.md, "Merged forms").
+bool isKernelFormOf(mlir::RankedTensorType k, mlir::RankedTensorType p);
+
+/// Where dim `d` of `shape` is in the row-major form `form`: the dim `t`
+/// with `form[t] == shape[d]` after as many elements (`d` itself when the
+/// shapes are equal); nullopt when `d` is merged or split in `form`.
+std::optional<int64_t> formDim(llvm::ArrayRef<int64_t> shape, int64_t d,
+                               llvm::ArrayRef<int64_t> form);
+
+/// The shape in `form` of an element-wise operand of shape `operand`
+/// broadcast to `space` (unit where it is broadcast), where `form` is a
+/// row-major form of `space`; nullopt when it is broadcast along part of a
+/// dim that `form` merges or splits.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastInForm(llvm::ArrayRef<int64_t> operand, llvm::ArrayRef<int64_t> space,
+                llvm::ArrayRef<int64_t> form);
+
+/// `v` reshaped to `t` (a kernel form of it) with tensor.collapse_shape
+/// and/or tensor.expand_shape; `v` itself when equal.
+mlir::Value reshapeView(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        mlir::RankedTensorType t);
+
 /// `m` applied to `t`, or null when `m` is not a layout of `t` (a dim out of
 /// range or repeated, a non-unit dim omitted).
 mlir::RankedTensorType applyDimMap(mlir::RankedTensorType t,
@@ -286,16 +324,29 @@ public:
   mlir::Value convert(mlir::Value v, mlir::RankedTensorType programType,
                       const std::optional<DimMap> &want);
 
+  /// The kernel value `v` in the kernel form `target` (any row-major
+  /// reshape of it: dims merged, split, unit dims added or dropped), pushed
+  /// up the kernel ops that computed it; null when they cannot express it
+  /// (a matmul's m or n split or merged, a reduced dim merged with others,
+  /// a broadcast along part of a merged dim).
+  mlir::Value reshape(mlir::Value v, mlir::RankedTensorType target);
+
   /// The ops created outside the graph, in order.
   llvm::SmallVector<mlir::Operation *> views;
 
 private:
   mlir::Value compute(mlir::Value v, mlir::RankedTensorType t, DimMap m,
                       mlir::RankedTensorType target);
+  mlir::Value computeReshape(mlir::Value v, mlir::RankedTensorType t,
+                             mlir::RankedTensorType target);
+  /// A new body argument for `view`, a chain of views made outside the
+  /// graph from `from` (recorded in `views`), passed as a new operand.
+  mlir::Value viewArgument(mlir::Value view, mlir::Value from);
   mlir::OpBuilder &outer;
   mlir::Block *body;
   llvm::SmallVectorImpl<mlir::Value> &operands;
   std::map<std::pair<void *, std::vector<int64_t>>, mlir::Value> memo;
+  std::map<std::pair<void *, std::vector<int64_t>>, mlir::Value> reshapeMemo;
 };
 
 //===----------------------------------------------------------------------===//

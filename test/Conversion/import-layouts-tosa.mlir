@@ -158,3 +158,37 @@ func.func @identity_between(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
   %s = tosa.reduce_sum %i {axis = 1 : i32} : (tensor<4x8xf32>) -> tensor<4x1xf32>
   return %s : tensor<4x1xf32>
 }
+
+// -----
+
+// BERT's output block at batch 2, as TorchToTosa writes it: the linear
+// layer views its [2, 8, 16] activation as [1, 16, 16] around tosa.matmul
+// and the result back to [2, 8, 16]; bias, residual and a LayerNorm
+// reduction follow on [2, 8, 16]. Merged forms keep the rows merged in the
+// graph ([1, 16, 16]): one graph, with the residual viewed there outside
+// it and the result viewed back after it.
+// CHECK-LABEL: func.func @linear_batch2_layernorm
+// CHECK: %[[R:.*]] = tensor.collapse_shape %arg3 {{\[\[}}0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+// CHECK: %[[R3:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [1, 16, 16] : tensor<16x16xf32> into tensor<1x16x16xf32>
+// CHECK: %[[G:.*]] = mirage_kernel.graph
+// CHECK: mirage_kernel.matmul %{{.*}}, %{{.*}} : tensor<1x16x16xf32>, tensor<1x16x16xf32> -> tensor<1x16x16xf32>
+// CHECK: mirage_kernel.reduce sum %{{.*}} dim 2 {{.*}} -> tensor<1x16x1xf32>
+// CHECK-NOT: mirage_kernel.graph
+// CHECK-NOT: tosa.
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1], [2]] : tensor<1x16x1xf32> into tensor<16x1xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2]] output_shape [2, 8, 1] : tensor<16x1xf32> into tensor<2x8x1xf32>
+func.func @linear_batch2_layernorm(%x: tensor<2x8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>, %r: tensor<2x8x16xf32>) -> tensor<2x8x1xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %sw = tosa.const_shape {values = dense<[1, 16, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sy = tosa.const_shape {values = dense<[2, 8, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %sv = tosa.const_shape {values = dense<[1, 1, 16]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %w3 = tosa.reshape %w, %sw : (tensor<16x16xf32>, !tosa.shape<3>) -> tensor<1x16x16xf32>
+  %x3 = tosa.reshape %x, %sw : (tensor<2x8x16xf32>, !tosa.shape<3>) -> tensor<1x16x16xf32>
+  %m = tosa.matmul %x3, %w3, %zp, %zp : (tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x16x16xf32>
+  %m3 = tosa.reshape %m, %sy : (tensor<1x16x16xf32>, !tosa.shape<3>) -> tensor<2x8x16xf32>
+  %bv = tosa.reshape %b, %sv : (tensor<16xf32>, !tosa.shape<3>) -> tensor<1x1x16xf32>
+  %h = tosa.add %m3, %bv : (tensor<2x8x16xf32>, tensor<1x1x16xf32>) -> tensor<2x8x16xf32>
+  %hr = tosa.add %h, %r : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %s = tosa.reduce_sum %hr {axis = 2 : i32} : (tensor<2x8x16xf32>) -> tensor<2x8x1xf32>
+  return %s : tensor<2x8x1xf32>
+}

@@ -57,11 +57,12 @@ func.func @rank5(%a: tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32> {
 
 // -----
 
-// Reshapes that merge or split non-unit dims and clamps other than relu
-// stay.
+// A reshape with no imported op on either side stays where it is (it
+// would be a graph's operand view, not a cut); a clamp other than relu
+// stays.
 func.func @layout(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
   %s = tosa.const_shape {values = dense<[8, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
-  // expected-remark @+1 {{not imported: reshape that merges or splits non-unit dims (the kernel dialect has no reshape)}}
+  // expected-remark @+1 {{not imported: layout change with no imported op on both sides (a graph's operand or result, not a cut)}}
   %r = tosa.reshape %a, %s {} : (tensor<4x8xf32>, !tosa.shape<2>) -> tensor<8x4xf32>
   // expected-remark @+1 {{not imported: clamp other than relu}}
   %c = tosa.clamp %r {min_val = -1.0 : f32, max_val = 1.0 : f32} : (tensor<8x4xf32>) -> tensor<8x4xf32>
@@ -70,26 +71,27 @@ func.func @layout(%a: tensor<4x8xf32>) -> tensor<8x4xf32> {
 
 // -----
 
-// A materialised broadcast has no kernel op; a contraction with two row
-// loops of size > 1 would need them merged (a reshape).
-#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-#w = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
-#o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-func.func @linalg_layout(%a: tensor<8xf32>, %x: tensor<2x8x64xf32>, %w: tensor<64x32xf32>) -> (tensor<4x8xf32>, tensor<2x8x32xf32>) {
+// A materialised broadcast has no kernel op; a contraction with two
+// contracted loops would need them merged in both operands (only two row
+// loops are merged, "Merged forms" in Import.md).
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+#o = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @linalg_layout(%a: tensor<8xf32>, %x: tensor<8x2x32xf32>, %w: tensor<2x32x16xf32>) -> (tensor<4x8xf32>, tensor<8x16xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>
   // expected-remark @+1 {{not imported: the result is broadcast along d0, which no input reads (the kernel dialect has no broadcast op)}}
   %b = linalg.broadcast ins(%a : tensor<8xf32>) outs(%e : tensor<4x8xf32>) dimensions = [0]
   %z = arith.constant 0.0 : f32
-  %e2 = tensor.empty() : tensor<2x8x32xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
-  // expected-remark @+1 {{not imported: contraction with more than one row, column or contracted loop (the kernel matmul would need them merged: a reshape)}}
-  %m = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<2x8x64xf32>, tensor<64x32xf32>) outs(%f : tensor<2x8x32xf32>) {
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-remark @+1 {{not imported: contraction with more than one column or contracted loop, or more than two row loops (the kernel matmul would need them merged)}}
+  %m = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<8x2x32xf32>, tensor<2x32x16xf32>) outs(%f : tensor<8x16xf32>) {
   ^bb0(%in: f32, %in_0: f32, %out: f32):
     %0 = arith.mulf %in, %in_0 : f32
     %1 = arith.addf %out, %0 : f32
     linalg.yield %1 : f32
-  } -> tensor<2x8x32xf32>
-  return %b, %m : tensor<4x8xf32>, tensor<2x8x32xf32>
+  } -> tensor<8x16xf32>
+  return %b, %m : tensor<4x8xf32>, tensor<8x16xf32>
 }
 
 // -----
@@ -108,15 +110,14 @@ func.func @transpose_into_batch(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>) ->
 // -----
 
 // Ops outside linalg and TOSA that move data the kernel dialect cannot
-// (a reshape splitting a non-unit dim: the attention head split; a slice)
-// stay, each with a remark, like their TOSA forms; the exp between them is
-// imported.
+// (a slice) stay with a remark, like their TOSA forms; the head split
+// before it has no imported op on either side and stays without one (a
+// view); the exp after them is imported.
 // CHECK-LABEL: func.func @head_split_and_slice
 // CHECK: tensor.expand_shape
 // CHECK: tensor.extract_slice
 // CHECK: mirage_kernel.graph
 func.func @head_split_and_slice(%x: tensor<16x64xf32>) -> tensor<16x2x16xf32> {
-  // expected-remark @+1 {{not imported: reshape that merges or splits non-unit dims}}
   %h = tensor.expand_shape %x [[0], [1, 2]] output_shape [16, 4, 16] : tensor<16x64xf32> into tensor<16x4x16xf32>
   // expected-remark @+1 {{not imported: no kernel equivalent}}
   %s = tensor.extract_slice %h[0, 0, 0] [16, 2, 16] [1, 1, 1] : tensor<16x4x16xf32> to tensor<16x2x16xf32>

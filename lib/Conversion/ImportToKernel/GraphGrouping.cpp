@@ -211,51 +211,204 @@ struct BlockImporter {
     }
   }
 
-  /// An element-wise recipe computes in the kernel form of its first input
-  /// that already spans the whole index space (so a value kept with the
-  /// reduced unit dim of a reduction, or without a reshape's unit dim, is
-  /// not reshaped back): `wants` and `resultLayout`, given relative to the
-  /// recipe's index space, are re-expressed relative to that form.
-  void workInInputForm(const Recipe &rc,
-                       SmallVectorImpl<std::optional<DimMap>> &wants,
-                       std::optional<DimMap> &resultLayout,
-                       const DenseMap<Value, Value> &map) const {
-    ArrayRef<int64_t> space = *rc.loopShape;
-    RankedTensorType form;
-    for (auto [i, v] : llvm::enumerate(rc.inputs)) {
-      auto pt = dyn_cast<RankedTensorType>(v.getType());
-      Value k = map.lookup(current(v));
-      if (!wants[i] && pt && pt.getShape() == space && k) {
-        form = dyn_cast<RankedTensorType>(k.getType());
-        break;
+  /// The inputs of `rc`, converted to what its builder wants, into `in`,
+  /// and the layout of its result relative to what the builder returns;
+  /// false when no conversion has a kernel form.
+  ///
+  /// An element-wise recipe (`loopShape`) computes in the kernel form of
+  /// one of its inputs that spans the whole index space, so that a value
+  /// kept with the reduced unit dim of a reduction, without a reshape's
+  /// unit dim, or with two dims merged (a linear layer's rows `[b·s, n]`
+  /// read as `[b, s, n]`), is not reshaped back: the forms of inputs
+  /// computed in the graph are tried first, then those of graph arguments,
+  /// then the index space itself. A reduction (`reduceDim`) does the same
+  /// with forms that keep its reduced dim whole.
+  bool convertInputs(const Recipe &rc, const DenseMap<Value, Value> &map,
+                     LayoutBuilder &layouts, SmallVectorImpl<Value> &in,
+                     std::optional<DimMap> &resultLayout) const {
+    SmallVector<std::optional<DimMap>> wants(rc.inputs.size());
+    for (auto [i, w] : llvm::enumerate(rc.layouts))
+      if (i < wants.size())
+        wants[i] = w;
+    SmallVector<Value> kernel;
+    for (Value v : rc.inputs)
+      kernel.push_back(map.lookup(current(v)));
+    auto programType = [&](size_t i) {
+      return dyn_cast<RankedTensorType>(rc.inputs[i].getType());
+    };
+    // Every input in the program layout `wants` (then `reshapes`).
+    auto plain = [&]() {
+      in.clear();
+      for (size_t i = 0; i < rc.inputs.size(); ++i) {
+        Value k = kernel[i];
+        auto pt = programType(i);
+        bool reshaped = i < rc.reshapes.size() && rc.reshapes[i];
+        // Reshaped after a layout that only adds or drops unit dims: any
+        // kernel form of the input is reshaped directly, not through its
+        // program type (a merged form stays merged).
+        if (k && !rc.anyForm && pt &&
+            !(reshaped && (!wants[i] || onlyUnitDims(*wants[i], pt))))
+          k = layouts.convert(k, pt, wants[i]);
+        if (k && reshaped)
+          k = layouts.reshape(k, withShape(pt, *rc.reshapes[i]));
+        if (!k)
+          return false;
+        in.push_back(k);
       }
+      resultLayout = rc.resultLayout;
+      return true;
+    };
+    if (rc.batchForm && inBatchForm(rc, wants, layouts, kernel, in,
+                                    resultLayout))
+      return true;
+    if (!rc.loopShape)
+      return plain();
+    ArrayRef<int64_t> space = *rc.loopShape;
+    SmallVector<RankedTensorType> forms;
+    for (bool computed : {true, false})
+      for (size_t i = 0; i < rc.inputs.size(); ++i) {
+        auto pt = programType(i);
+        Value k = kernel[i];
+        // An input read in the index space as it is, or through unit dims
+        // only (a statistic read through `(d0, d1, 0)`).
+        RankedTensorType lt =
+            !pt ? nullptr : wants[i] ? applyDimMap(pt, *wants[i]) : pt;
+        if (!lt || lt.getShape() != space ||
+            (wants[i] && !onlyUnitDims(*wants[i], pt)) || !k ||
+            isa<BlockArgument>(k) == computed)
+          continue;
+        auto f = cast<RankedTensorType>(k.getType());
+        if (!llvm::is_contained(forms, f))
+          forms.push_back(f);
+      }
+    for (RankedTensorType form : forms) {
+      if (sameNonUnitDims(form, withShape(form, space)) ? !rc.reduceDim &&
+                      inUnitForm(rc, wants, form, layouts, kernel, in,
+                                 resultLayout)
+                : inMergedForm(rc, wants, form, layouts, kernel, in,
+                               resultLayout))
+        return true;
     }
-    if (!form || form.getShape() == space)
-      return;
+    return plain();
+  }
+
+  /// `convertInputs` for a matmul (`batchForm`) in the kernel form of A when
+  /// that form differs from A's program type in its batch dims only.
+  bool inBatchForm(const Recipe &rc, ArrayRef<std::optional<DimMap>> wants,
+                   LayoutBuilder &layouts, ArrayRef<Value> kernel,
+                   SmallVectorImpl<Value> &in,
+                   std::optional<DimMap> &resultLayout) const {
+    if (rc.inputs.size() < 2 || rc.inputs.size() > 3 || rc.resultLayout ||
+        llvm::any_of(wants, [](auto &w) { return w.has_value(); }) ||
+        llvm::any_of(kernel, [](Value k) { return !k; }))
+      return false;
+    auto pa = dyn_cast<RankedTensorType>(rc.inputs[0].getType());
+    auto form = cast<RankedTensorType>(kernel[0].getType());
+    int64_t r = pa ? pa.getRank() : 0, f = form.getRank();
+    if (!pa || form == pa || r < 2 || f < 3 ||
+        form.getShape().take_back(2) != pa.getShape().take_back(2) ||
+        !isKernelFormOf(form, pa))
+      return false;
+    ArrayRef<int64_t> batch = form.getShape().drop_back(2);
+    in.assign({kernel[0]});
+    for (size_t i = 1; i < rc.inputs.size(); ++i) {
+      auto pt = dyn_cast<RankedTensorType>(rc.inputs[i].getType());
+      if (!pt || pt.getRank() != r)
+        return false;
+      SmallVector<int64_t> s(batch);
+      llvm::append_range(s, pt.getShape().take_back(2));
+      Value k = layouts.reshape(kernel[i], withShape(pt, s));
+      if (!k)
+        return false;
+      in.push_back(k);
+    }
+    resultLayout = std::nullopt;
+    return true;
+  }
+
+  /// `convertInputs` in `form`, which has the index space's non-unit dims:
+  /// the inputs' layouts, given relative to the index space, are
+  /// re-expressed relative to `form`.
+  bool inUnitForm(const Recipe &rc, ArrayRef<std::optional<DimMap>> wants,
+                  RankedTensorType form, LayoutBuilder &layouts,
+                  ArrayRef<Value> kernel, SmallVectorImpl<Value> &in,
+                  std::optional<DimMap> &resultLayout) const {
+    ArrayRef<int64_t> space = *rc.loopShape;
     DimMap fromForm = alignNonUnitDims(form.getShape(), space);
     DimMap toForm = alignNonUnitDims(space, form.getShape());
-    SmallVector<std::optional<DimMap>> inForm(wants.begin(), wants.end());
+    in.clear();
     for (auto [i, v] : llvm::enumerate(rc.inputs)) {
       auto pt = dyn_cast<RankedTensorType>(v.getType());
-      if (!pt)
-        continue;
+      Value k = kernel[i];
+      if (!pt || !k)
+        return false;
       DimMap rel = wants[i] ? *wants[i]
                             : DimMap(llvm::to_vector(
                                   llvm::seq<int64_t>(0, pt.getRank())));
       if (rel.size() != space.size())
-        return; // not relative to the index space: leave all as given
+        return false; // not relative to the index space
       DimMap w;
       for (int64_t d : fromForm)
         w.push_back(d < 0 ? -1 : rel[d]);
-      inForm[i] = w;
+      k = layouts.convert(k, pt, w);
+      if (!k)
+        return false;
+      in.push_back(k);
     }
-    llvm::copy(inForm, wants.begin());
-    DimMap res = resultLayout ? *resultLayout
-                              : DimMap(llvm::to_vector(
-                                    llvm::seq<int64_t>(0, space.size())));
+    DimMap res = rc.resultLayout ? *rc.resultLayout
+                                 : DimMap(llvm::to_vector(
+                                       llvm::seq<int64_t>(0, space.size())));
     for (int64_t &d : res)
       d = d < 0 ? -1 : toForm[d];
     resultLayout = res;
+    return true;
+  }
+
+  /// `convertInputs` in `form`, a row-major form of the index space that
+  /// merges or splits some of its dims: each input in its layout relative
+  /// to the index space, then reshaped to `form` (broadcast dims stay unit
+  /// dims, `broadcastInForm`). The result is then in `form`, a kernel form
+  /// of the op's result, so only a result layout that adds or drops unit
+  /// dims is allowed.
+  bool inMergedForm(const Recipe &rc, ArrayRef<std::optional<DimMap>> wants,
+                    RankedTensorType form, LayoutBuilder &layouts,
+                    ArrayRef<Value> kernel, SmallVectorImpl<Value> &in,
+                    std::optional<DimMap> &resultLayout) const {
+    ArrayRef<int64_t> space = *rc.loopShape;
+    RankedTensorType spaceType = withShape(form, space);
+    // What the builder returns in the index space (a reduction keeps its
+    // reduced dim as a unit dim), relative to which `resultLayout` is given.
+    SmallVector<int64_t> produced(space);
+    if (rc.reduceDim && *rc.reduceDim < (int64_t)produced.size())
+      produced[*rc.reduceDim] = 1;
+    if (!isKernelFormOf(form, spaceType) ||
+        (rc.resultLayout &&
+         !onlyUnitDims(*rc.resultLayout, withShape(form, produced))) ||
+        (rc.reduceDim && !formDim(space, *rc.reduceDim, form.getShape())))
+      return false;
+    in.clear();
+    for (auto [i, v] : llvm::enumerate(rc.inputs)) {
+      auto pt = dyn_cast<RankedTensorType>(v.getType());
+      Value k = kernel[i];
+      if (!pt || !k)
+        return false;
+      RankedTensorType lt = wants[i] ? applyDimMap(pt, *wants[i]) : pt;
+      if (!lt || lt.getRank() != (int64_t)space.size())
+        return false;
+      auto s = broadcastInForm(lt.getShape(), space, form.getShape());
+      if (!s)
+        return false;
+      // A layout that only adds or drops unit dims is a kernel form of the
+      // input already: reshaped directly, not through the program layout.
+      if (wants[i] && !onlyUnitDims(*wants[i], pt))
+        k = layouts.convert(k, pt, wants[i]);
+      k = layouts.reshape(k, withShape(pt, *s));
+      if (!k)
+        return false;
+      in.push_back(k);
+    }
+    resultLayout = std::nullopt;
+    return true;
   }
 
   /// Builds the graph for one group; returns failure with the op to disable.
@@ -372,23 +525,10 @@ struct BlockImporter {
     OpBuilder ib = OpBuilder::atBlockEnd(body);
     for (Operation *m : members) {
       const Recipe &rc = *recipeOf.lookup(m);
-      SmallVector<std::optional<DimMap>> wants(rc.inputs.size());
-      for (auto [i, w] : llvm::enumerate(rc.layouts))
-        if (i < wants.size())
-          wants[i] = w;
-      std::optional<DimMap> resultLayout = rc.resultLayout;
-      if (rc.loopShape)
-        workInInputForm(rc, wants, resultLayout, map);
+      std::optional<DimMap> resultLayout;
       SmallVector<Value> in;
-      for (auto [i, v] : llvm::enumerate(rc.inputs)) {
-        Value k = map.lookup(current(v));
-        auto pt = dyn_cast<RankedTensorType>(v.getType());
-        if (k && !rc.anyForm && pt)
-          k = layouts.convert(k, pt, wants[i]);
-        if (!k)
-          return giveUp(m, "its layout change has no kernel form");
-        in.push_back(k);
-      }
+      if (!convertInputs(rc, map, layouts, in, resultLayout))
+        return giveUp(m, "its layout change has no kernel form");
       ib.setInsertionPointToEnd(body);
       Value r = rc.build(ib, m->getLoc(), in);
       // A layout that only adds or drops unit dims is a kernel form as is.
@@ -397,7 +537,7 @@ struct BlockImporter {
         r = layouts.retarget(r, *resultLayout);
       auto rt = cast<RankedTensorType>(m->getResult(0).getType());
       auto kt = r ? dyn_cast<RankedTensorType>(r.getType()) : nullptr;
-      if (!kt || !sameNonUnitDims(kt, rt))
+      if (!kt || !isKernelFormOf(kt, rt))
         return giveUp(m, "operand shapes have no kernel form");
       map[m->getResult(0)] = r;
     }
@@ -469,7 +609,7 @@ struct BlockImporter {
     SmallVector<Value> finals;
     for (auto [cv, r] : llvm::zip(outs, g.getResults()))
       finals.push_back(
-          unitReshape(after, loc, r, cast<RankedTensorType>(cv.getType())));
+          reshapeView(after, loc, r, cast<RankedTensorType>(cv.getType())));
     Operation *afterOp = g;
     if (after.getInsertionPoint() != g->getBlock()->end())
       afterOp = after.getInsertionPoint()->getPrevNode();

@@ -75,7 +75,143 @@ SmallVector<ReassociationIndices> unitGroups(ArrayRef<int64_t> shape) {
   return groups;
 }
 
+/// The minimal pairs of consecutive dim groups of `a` and `b` with equal
+/// products (row-major reshape between them moves no element across a
+/// pair); a side's group may be empty only for unit dims at the end.
+/// nullopt when the element counts differ or a dim is 0.
+std::optional<SmallVector<std::pair<ReassociationIndices,
+                                    ReassociationIndices>>>
+factorShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  for (int64_t d : llvm::concat<const int64_t>(a, b))
+    if (d <= 0)
+      return std::nullopt;
+  SmallVector<std::pair<ReassociationIndices, ReassociationIndices>> groups;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    ReassociationIndices ga, gb;
+    int64_t pa = 1, pb = 1;
+    if (i < a.size()) {
+      ga.push_back(i);
+      pa *= a[i++];
+    }
+    if (j < b.size()) {
+      gb.push_back(j);
+      pb *= b[j++];
+    }
+    while (pa != pb) {
+      if (pa < pb) {
+        if (i >= a.size())
+          return std::nullopt;
+        ga.push_back(i);
+        pa *= a[i++];
+      } else {
+        if (j >= b.size())
+          return std::nullopt;
+        gb.push_back(j);
+        pb *= b[j++];
+      }
+    }
+    // Trailing unit dims of one side join the last pair.
+    if ((ga.empty() || gb.empty()) && !groups.empty()) {
+      llvm::append_range(groups.back().first, ga);
+      llvm::append_range(groups.back().second, gb);
+      continue;
+    }
+    groups.push_back({ga, gb});
+  }
+  return groups;
+}
+
 } // namespace
+
+bool isKernelFormOf(RankedTensorType k, RankedTensorType p) {
+  return k && p && k.getElementType() == p.getElementType() &&
+         k.hasStaticShape() && p.hasStaticShape() &&
+         k.getNumElements() == p.getNumElements();
+}
+
+std::optional<int64_t> formDim(ArrayRef<int64_t> shape, int64_t d,
+                               ArrayRef<int64_t> form) {
+  if (d < 0 || d >= (int64_t)shape.size())
+    return std::nullopt;
+  if (shape == form)
+    return d;
+  int64_t before = 1, total = 1, ftotal = 1;
+  for (int64_t i = 0; i < (int64_t)shape.size(); ++i) {
+    total *= shape[i];
+    if (i < d)
+      before *= shape[i];
+  }
+  for (int64_t x : form)
+    ftotal *= x;
+  if (total != ftotal)
+    return std::nullopt;
+  int64_t p = 1;
+  for (int64_t t = 0; t < (int64_t)form.size(); ++t) {
+    if (p == before && form[t] == shape[d])
+      return t;
+    p *= form[t];
+  }
+  return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t>>
+broadcastInForm(ArrayRef<int64_t> operand, ArrayRef<int64_t> space,
+                ArrayRef<int64_t> form) {
+  if (operand.size() != space.size())
+    return std::nullopt;
+  auto groups = factorShapes(space, form);
+  if (!groups)
+    return std::nullopt;
+  SmallVector<int64_t> r;
+  for (auto &[gs, gf] : *groups) {
+    bool full = true, none = true;
+    for (int64_t i : gs) {
+      if (space[i] == 1)
+        continue;
+      if (operand[i] == space[i])
+        none = false;
+      else if (operand[i] == 1)
+        full = false;
+      else
+        return std::nullopt;
+    }
+    if (!full && !none)
+      return std::nullopt; // broadcast along part of a merged dim
+    for (int64_t j : gf)
+      r.push_back(full ? form[j] : 1);
+  }
+  return r;
+}
+
+Value reshapeView(OpBuilder &b, Location loc, Value v, RankedTensorType t) {
+  auto vt = dyn_cast<RankedTensorType>(v.getType());
+  if (!vt || !isKernelFormOf(vt, t))
+    return {};
+  if (sameNonUnitDims(vt, t))
+    return unitReshape(b, loc, v, t);
+  auto groups = factorShapes(vt.getShape(), t.getShape());
+  if (!groups)
+    return {};
+  SmallVector<ReassociationIndices> ra, rb;
+  SmallVector<int64_t> mid;
+  for (auto &[ga, gb] : *groups) {
+    if (ga.empty() || gb.empty())
+      return {}; // only unit dims on both sides: sameNonUnitDims above
+    int64_t p = 1;
+    for (int64_t i : ga)
+      p *= vt.getDimSize(i);
+    mid.push_back(p);
+    ra.push_back(ga);
+    rb.push_back(gb);
+  }
+  Value cur = v;
+  if ((int64_t)mid.size() != vt.getRank())
+    cur = tensor::CollapseShapeOp::create(b, loc, withShape(vt, mid), cur, ra);
+  if ((int64_t)mid.size() != t.getRank())
+    cur = tensor::ExpandShapeOp::create(b, loc, t, cur, rb);
+  return cur;
+}
 
 bool sameNonUnitDims(RankedTensorType a, RankedTensorType b) {
   return a && b && a.getElementType() == b.getElementType() &&
@@ -163,8 +299,15 @@ Value unitReshape(OpBuilder &b, Location loc, Value v, RankedTensorType t) {
 Value LayoutBuilder::convert(Value v, RankedTensorType programType,
                              const std::optional<DimMap> &want) {
   auto vt = dyn_cast_if_present<RankedTensorType>(v ? v.getType() : Type());
-  if (!vt || !programType || !sameNonUnitDims(vt, programType))
+  if (!vt || !programType || !isKernelFormOf(vt, programType))
     return {};
+  // A form that merges or splits non-unit dims is first reshaped back.
+  if (!sameNonUnitDims(vt, programType)) {
+    v = reshape(v, programType);
+    if (!v)
+      return {};
+    vt = programType;
+  }
   DimMap rel = want ? *want
                     : DimMap(llvm::to_vector(
                           llvm::seq<int64_t>(0, programType.getRank())));
@@ -230,6 +373,8 @@ Value LayoutBuilder::compute(Value v, RankedTensorType t, DimMap m,
       Value s0 = d->getOperand(0);
       auto t0 = cast<RankedTensorType>(s0.getType());
       if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(d)) {
+        if (!sameNonUnitDims(st, t0))
+          break; // a merged form's view (reshapeView): not a DimMap
         DimMap al = alignNonUnitDims(st.getShape(), t0.getShape());
         for (int64_t &x : m)
           x = x < 0 ? -1 : al[x];
@@ -292,14 +437,9 @@ Value LayoutBuilder::compute(Value v, RankedTensorType t, DimMap m,
     Value view = unitReshape(outer, loc, cur, target);
     if (!view)
       return {};
-    SmallVector<Operation *> chain;
-    for (Value x = view; x != cur; x = x.getDefiningOp()->getOperand(0))
-      chain.push_back(x.getDefiningOp());
-    views.append(chain.rbegin(), chain.rend());
     if (view == src)
       return v;
-    operands.push_back(view);
-    return body->addArgument(target, loc);
+    return viewArgument(view, cur);
   }
   Operation *op = v.getDefiningOp();
   if (!op || op->getBlock() != body)
@@ -381,6 +521,128 @@ Value LayoutBuilder::compute(Value v, RankedTensorType t, DimMap m,
     if (!x)
       return {};
     return mk::RmsNormOp::create(b, loc, target, x, w, rn.getEpsAttr());
+  }
+  return {};
+}
+
+Value LayoutBuilder::viewArgument(Value view, Value from) {
+  SmallVector<Operation *> chain;
+  for (Value x = view; x != from; x = x.getDefiningOp()->getOperand(0))
+    chain.push_back(x.getDefiningOp());
+  views.append(chain.rbegin(), chain.rend());
+  operands.push_back(view);
+  return body->addArgument(view.getType(), view.getLoc());
+}
+
+Value LayoutBuilder::reshape(Value v, RankedTensorType target) {
+  auto t = dyn_cast_if_present<RankedTensorType>(v ? v.getType() : Type());
+  if (!t || !target || !isKernelFormOf(t, target) || target.getRank() < 1 ||
+      target.getRank() > 4)
+    return {};
+  if (t == target)
+    return v;
+  auto key = std::make_pair(v.getAsOpaquePointer(),
+                            std::vector<int64_t>(target.getShape().begin(),
+                                                 target.getShape().end()));
+  if (auto it = reshapeMemo.find(key); it != reshapeMemo.end())
+    return it->second;
+  Value r = computeReshape(v, t, target);
+  if (r && r.getType() != target)
+    r = {};
+  reshapeMemo[key] = r;
+  return r;
+}
+
+Value LayoutBuilder::computeReshape(Value v, RankedTensorType t,
+                                    RankedTensorType target) {
+  Location loc = v.getLoc();
+  ArrayRef<int64_t> R = t.getShape(), W = target.getShape();
+  auto shaped = [&](Value x, ArrayRef<int64_t> s) {
+    return withShape(cast<RankedTensorType>(x.getType()), s);
+  };
+  // The operand `x` of an element-wise op with result shape R, wanted with
+  // the result in shape W (broadcast dims stay broadcast).
+  auto operandIn = [&](Value x) -> Value {
+    auto s = broadcastInForm(cast<RankedTensorType>(x.getType()).getShape(),
+                             R, W);
+    return s ? reshape(x, shaped(x, *s)) : Value();
+  };
+  if (auto ba = dyn_cast<BlockArgument>(v)) {
+    if (ba.getOwner() != body || ba.getArgNumber() >= operands.size())
+      return {};
+    Value src = operands[ba.getArgNumber()];
+    if (src.getType() != t)
+      return {};
+    Value view = reshapeView(outer, loc, src, target);
+    if (!view)
+      return {};
+    return viewArgument(view, src);
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getBlock() != body)
+    return {};
+  OpBuilder b = OpBuilder::atBlockEnd(body);
+  if (auto u = dyn_cast<mk::UnaryOp>(op)) {
+    Value x = reshape(u.getInput(), target);
+    if (!x)
+      return {};
+    return mk::UnaryOp::create(b, loc, target, u.getKindAttr(), x,
+                               u.getScalarAttr());
+  }
+  if (auto bin = dyn_cast<mk::BinaryOp>(op))
+    return emitBinary(b, loc, bin.getKind(), operandIn(bin.getLhs()),
+                      operandIn(bin.getRhs()));
+  if (auto red = dyn_cast<mk::ReduceOp>(op)) {
+    // The reduced (unit) dim must stand alone in W, after the same elements.
+    std::optional<int64_t> j = formDim(R, red.getDim(), W);
+    if (!j)
+      return {};
+    Value in = red.getInput();
+    SmallVector<int64_t> ws(W);
+    ws[*j] = cast<RankedTensorType>(in.getType()).getDimSize(red.getDim());
+    Value x = reshape(in, shaped(in, ws));
+    if (!x)
+      return {};
+    return mk::ReduceOp::create(b, loc, target, red.getKindAttr(), x,
+                                b.getI64IntegerAttr(*j), red.getSizeAttr());
+  }
+  if (auto cat = dyn_cast<mk::ConcatOp>(op)) {
+    std::optional<int64_t> j = formDim(R, cat.getDim(), W);
+    if (!j)
+      return {};
+    auto part = [&](Value x) -> Value {
+      SmallVector<int64_t> ws(W);
+      ws[*j] = cast<RankedTensorType>(x.getType()).getDimSize(cat.getDim());
+      return reshape(x, shaped(x, ws));
+    };
+    return emitConcat(b, loc, part(cat.getLhs()), part(cat.getRhs()), *j);
+  }
+  if (auto mm = dyn_cast<mk::MatmulOp>(op)) {
+    // Only the batch dims may merge or split: m and n stay the last two.
+    int64_t r = R.size(), w = W.size();
+    if (r < 2 || w < 2 || W[w - 1] != R[r - 1] || W[w - 2] != R[r - 2])
+      return {};
+    auto withBatch = [&](Value x) -> Value {
+      auto xs = cast<RankedTensorType>(x.getType()).getShape();
+      SmallVector<int64_t> ws(W.begin(), W.end() - 2);
+      ws.append({xs[xs.size() - 2], xs[xs.size() - 1]});
+      return reshape(x, shaped(x, ws));
+    };
+    return emitMatmul(b, loc, withBatch(mm.getLhs()), withBatch(mm.getRhs()));
+  }
+  if (auto rn = dyn_cast<mk::RmsNormOp>(op)) {
+    if (R.back() != W.back())
+      return {};
+    Value x = reshape(rn.getInput(), target);
+    Value wt;
+    if (Value w0 = rn.getWeight()) {
+      wt = operandIn(w0);
+      if (!wt)
+        return {};
+    }
+    if (!x)
+      return {};
+    return mk::RmsNormOp::create(b, loc, target, x, wt, rn.getEpsAttr());
   }
   return {};
 }

@@ -56,9 +56,9 @@ Analysis analyzeOp(Operation *op) {
   if (auto l = dyn_cast<linalg::LinalgOp>(op))
     return analyzeLinalgOp(l);
   if (auto ex = dyn_cast<tensor::ExpandShapeOp>(op))
-    return unitReshapeRecipe(ex.getSrc(), ex.getResultType());
+    return reshapeRecipe(ex.getSrc(), ex.getResultType());
   if (auto co = dyn_cast<tensor::CollapseShapeOp>(op))
-    return unitReshapeRecipe(co.getSrc(), co.getResultType());
+    return reshapeRecipe(co.getSrc(), co.getResultType());
   return analyzeArithMathOp(op);
 }
 

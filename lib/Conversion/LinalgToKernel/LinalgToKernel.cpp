@@ -378,6 +378,80 @@ bool isContractionBody(linalg::LinalgOp op) {
          (mul.getLhs() == b && mul.getRhs() == a);
 }
 
+/// `in[0] · in[1]`, plus `in[2]` where `addInit` (a contraction's init that
+/// is not a zero fill).
+Analysis matmulPlusInit(SmallVector<Value, 4> inputs, bool addInit) {
+  return Analysis::yes(
+      std::move(inputs),
+      [addInit](OpBuilder &bd, Location l, ArrayRef<Value> in) -> Value {
+        Value v = emitMatmul(bd, l, in[0], in[1]);
+        if (addInit)
+          v = emitBinary(bd, l, BinaryKind::add, in[2], v);
+        return v;
+      });
+}
+
+/// A contraction with two row loops `m1, m2` (torch's linear layer at batch
+/// > 1: `(d0, d1, d3), (d3, d2) -> (d0, d1, d2)`) as one kernel matmul of A
+/// `[batch, m1, m2, k]` reshaped to `[batch, m1·m2, k]`: the result
+/// `[batch, m1·m2, n]` is a row-major form of the output when the output
+/// holds its non-unit loops in the order batch, m1, m2, n (Import.md,
+/// "Merged forms"). B is not broadcast: it has no row loop.
+Analysis mergedRowsRecipe(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+                          ArrayRef<int64_t> la, ArrayRef<int64_t> lb,
+                          ArrayRef<int64_t> lc, ArrayRef<int64_t> batch,
+                          SmallVector<int64_t> ms, int64_t n, int64_t k) {
+  if (batch.size() > 1)
+    return Analysis::no("contraction with two row loops and more than one "
+                        "batch dim (rank > 4 before the rows are merged)");
+  // The output's non-unit loops must read batch, m1, m2, n in order.
+  SmallVector<int64_t> order;
+  for (int64_t l : lc)
+    if (l >= 0 && ranges[l] != 1)
+      order.push_back(l);
+  if (llvm::find(order, ms[1]) < llvm::find(order, ms[0]))
+    std::swap(ms[0], ms[1]);
+  SmallVector<int64_t> expect(batch.begin(), batch.end());
+  expect.append({ms[0], ms[1]});
+  if (n >= 0)
+    expect.push_back(n);
+  if (order != expect)
+    return Analysis::no("contraction with two row loops that the output "
+                        "does not hold together, in order, before its "
+                        "column");
+  SmallVector<int64_t> wa(batch), wb(batch), sa, sb, sc;
+  for (int64_t l : batch) {
+    sa.push_back(ranges[l]);
+    sb.push_back(ranges[l]);
+    sc.push_back(ranges[l]);
+  }
+  wa.append({ms[0], ms[1], k});
+  wb.append({k, n});
+  int64_t rows = ranges[ms[0]] * ranges[ms[1]];
+  int64_t kk = k < 0 ? 1 : ranges[k], nn = n < 0 ? 1 : ranges[n];
+  sa.append({rows, kk});
+  sc.append({rows, nn});
+  OpOperand *ic = op.getDpsInitOperand(0);
+  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get(),
+        c = ic->get();
+  std::optional<double> f = fillValue(c);
+  bool addInit = !(f && *f == 0.0);
+  SmallVector<Value, 4> inputs{a, b};
+  SmallVector<std::optional<DimMap>, 4> layouts{
+      unlessIdentity(layoutFor(la, wa)), unlessIdentity(layoutFor(lb, wb))};
+  SmallVector<std::optional<SmallVector<int64_t, 4>>, 4> reshapes{
+      SmallVector<int64_t, 4>(sa.begin(), sa.end()), std::nullopt};
+  if (addInit) {
+    inputs.push_back(c);
+    layouts.push_back(std::nullopt);
+    reshapes.push_back(SmallVector<int64_t, 4>(sc.begin(), sc.end()));
+  }
+  Analysis an = matmulPlusInit(std::move(inputs), addInit);
+  an.recipe->layouts = std::move(layouts);
+  an.recipe->reshapes = std::move(reshapes);
+  return an;
+}
+
 /// A contraction (`out + a·b` over loops classified by the maps) as a kernel
 /// matmul `[batch..., m, n]` of A `[batch..., m, k]` and B `[batch..., k, n]`.
 Analysis contractionRecipe(linalg::LinalgOp op) {
@@ -428,10 +502,13 @@ Analysis contractionRecipe(linalg::LinalgOp op) {
       return Analysis::no("contraction loop " + loopName(l) +
                           " is not a batch, row, column or contracted dim");
   }
+  if (ms.size() == 2 && ns.size() <= 1 && ks.size() <= 1)
+    return mergedRowsRecipe(op, *ranges, *la, *lb, *lc, batch, ms,
+                            ns.empty() ? -1 : ns[0], ks.empty() ? -1 : ks[0]);
   if (ms.size() > 1 || ns.size() > 1 || ks.size() > 1)
-    return Analysis::no("contraction with more than one row, column or "
-                        "contracted loop (the kernel matmul would need them "
-                        "merged: a reshape)");
+    return Analysis::no("contraction with more than one column or contracted "
+                        "loop, or more than two row loops (the kernel matmul "
+                        "would need them merged)");
   if (batch.size() + 2 > 4)
     return Analysis::no("contraction with more than 2 batch dims");
   // Unit loops of the output are batch dims too while the rank allows, so
@@ -465,16 +542,10 @@ Analysis contractionRecipe(linalg::LinalgOp op) {
     inputs.push_back(c);
     layouts.push_back(unlessIdentity(layoutFor(*lc, kr)));
   }
-  Analysis an = Analysis::yes(
-      std::move(inputs),
-      [addInit](OpBuilder &bd, Location l, ArrayRef<Value> in) -> Value {
-        Value v = emitMatmul(bd, l, in[0], in[1]);
-        if (addInit)
-          v = emitBinary(bd, l, BinaryKind::add, in[2], v);
-        return v;
-      });
+  Analysis an = matmulPlusInit(std::move(inputs), addInit);
   an.recipe->layouts = std::move(layouts);
   an.recipe->resultLayout = unlessIdentity(resultLayout);
+  an.recipe->batchForm = !batch.empty();
   return an;
 }
 
@@ -640,8 +711,9 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
       layouts.push_back(unlessIdentity(layoutFor(*outLoops, loops)));
     }
   }
+  SmallVector<int64_t> space(*ranges);
   Analysis an = Analysis::yes(std::move(inputs), [body, argInfo, pre, rk, rdim,
-                                                  addInit](
+                                                  addInit, space](
                                                      OpBuilder &b, Location loc,
                                                      ArrayRef<Value> in) -> Value {
     DenseMap<Value, Sym> env;
@@ -659,7 +731,12 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
       return Value(); // constant results are left to the frontend
     Value v = r.t;
     if (rk) {
-      v = emitReduce(b, loc, *rk, v, rdim);
+      // The reduced loop in the form the inputs were given in.
+      std::optional<int64_t> j = formDim(
+          space, rdim, cast<RankedTensorType>(v.getType()).getShape());
+      if (!j)
+        return Value();
+      v = emitReduce(b, loc, *rk, v, *j);
       if (addInit)
         v = emitBinary(b, loc, BinaryKind::add, in.back(), v);
     }
@@ -669,8 +746,9 @@ Analysis linalgRecipe(linalg::LinalgOp op) {
   bool copy = red.empty() && argInfo.size() == 1 && !argInfo[0].second &&
               pre == body->getArgument(argInfo[0].first);
   an.recipe->resultLayout = unlessIdentity(resultLayout);
-  if (red.empty())
-    an.recipe->loopShape = SmallVector<int64_t, 4>(ranges->begin(), ranges->end());
+  an.recipe->loopShape = SmallVector<int64_t, 4>(ranges->begin(), ranges->end());
+  if (!red.empty())
+    an.recipe->reduceDim = rdim;
   an.recipe->layoutOnly =
       copy && (an.recipe->resultLayout || layouts[0].has_value());
   an.recipe->layouts = std::move(layouts);

@@ -18,6 +18,28 @@ using namespace mirage;
 
 namespace mirage::import {
 
+/// `reduce_sum`/`reduce_max` of `x` along `d` (kept as a unit dim), in any
+/// form of `x` that keeps `d` whole (Import.md, "Merged forms").
+static Analysis reduceRecipe(ReduceKind k, Value x, int64_t d,
+                             Type resultType) {
+  auto rt = dyn_cast<RankedTensorType>(resultType);
+  auto xt = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t, 4> space(xt.getShape());
+  Analysis a = Analysis::yes(
+      {x}, [k, d, rt, space](OpBuilder &b, Location l,
+                             ArrayRef<Value> in) -> Value {
+        auto it = cast<RankedTensorType>(in[0].getType());
+        std::optional<int64_t> j = formDim(space, d, it.getShape());
+        Value v = j ? emitReduce(b, l, k, in[0], *j) : Value();
+        return v && isKernelFormOf(cast<RankedTensorType>(v.getType()), rt)
+                   ? v
+                   : Value();
+      });
+  a.recipe->loopShape = space;
+  a.recipe->reduceDim = d;
+  return a;
+}
+
 Analysis analyzeTosaOp(Operation *op) {
   Type rt = op->getResult(0).getType();
   auto tensorOperand = [](Value v) { return whyNotImportable(v.getType()); };
@@ -31,11 +53,16 @@ Analysis analyzeTosaOp(Operation *op) {
     if (cast<RankedTensorType>(a.getType()).getElementType() !=
         cast<RankedTensorType>(rt).getElementType())
       return Analysis::no("matmul accumulates in a different element type");
-    return Analysis::yes({a, b}, [rt](OpBuilder &bd, Location l,
-                                      ArrayRef<Value> in) -> Value {
+    Analysis an = Analysis::yes({a, b}, [rt](OpBuilder &bd, Location l,
+                                             ArrayRef<Value> in) -> Value {
       Value v = emitMatmul(bd, l, in[0], in[1]);
-      return v && v.getType() == rt ? v : Value();
+      return v && isKernelFormOf(cast<RankedTensorType>(v.getType()),
+                                 cast<RankedTensorType>(rt))
+                 ? v
+                 : Value();
     });
+    an.recipe->batchForm = true;
+    return an;
   }
   if (auto a = dyn_cast<tosa::AddOp>(op))
     return binaryRecipe(BinaryKind::add, a.getInput1(), a.getInput2(), rt);
@@ -90,12 +117,7 @@ Analysis analyzeTosaOp(Operation *op) {
     std::optional<int64_t> axis = attrs.integer("axis");
     if (!attrs.ok())
       return Analysis::no(attrs.why());
-    int64_t d = *axis;
-    return Analysis::yes({a.getInput()}, [d, rt](OpBuilder &b, Location l,
-                                                 ArrayRef<Value> in) -> Value {
-      Value v = emitReduce(b, l, ReduceKind::sum, in[0], d);
-      return v && v.getType() == rt ? v : Value();
-    });
+    return reduceRecipe(ReduceKind::sum, a.getInput(), *axis, rt);
   }
   if (auto a = dyn_cast<tosa::ReduceMaxOp>(op)) {
     if (std::string w = tensorOperand(a.getInput()); !w.empty())
@@ -107,12 +129,7 @@ Analysis analyzeTosaOp(Operation *op) {
       return Analysis::no(attrs.why());
     if (nan.getValue() != tosa::NanPropagationMode::PROPAGATE)
       return Analysis::no("reduce_max with nan_mode IGNORE");
-    int64_t d = *axis;
-    return Analysis::yes({a.getInput()}, [d, rt](OpBuilder &b, Location l,
-                                                 ArrayRef<Value> in) -> Value {
-      Value v = emitReduce(b, l, ReduceKind::max, in[0], d);
-      return v && v.getType() == rt ? v : Value();
-    });
+    return reduceRecipe(ReduceKind::max, a.getInput(), *axis, rt);
   }
   if (auto a = dyn_cast<tosa::ConcatOp>(op)) {
     SmallVector<Value, 4> ins(a.getInput1().begin(), a.getInput1().end());
@@ -135,11 +152,11 @@ Analysis analyzeTosaOp(Operation *op) {
     });
   }
   if (auto r = dyn_cast<tosa::ReshapeOp>(op))
-    return unitReshapeRecipe(r.getInput1(), rt);
+    return reshapeRecipe(r.getInput1(), rt);
   // An identity (the dynamo importers write one before a view) moves
   // nothing: a layout op with the same form on both sides.
   if (auto id = dyn_cast<tosa::IdentityOp>(op))
-    return unitReshapeRecipe(id.getInput1(), rt);
+    return reshapeRecipe(id.getInput1(), rt);
   if (auto t = dyn_cast<tosa::TransposeOp>(op)) {
     UpstreamAttrs attrs(op);
     auto perms = attrs.get<DenseI32ArrayAttr>("perms");
