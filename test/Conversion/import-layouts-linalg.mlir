@@ -291,3 +291,51 @@ func.func @norm_weight_view_matmul(%x: tensor<1x16x64xf32>, %g: tensor<64xf32>, 
   %o = linalg.matmul ins(%c, %w : tensor<16x64xf32>, tensor<64x192xf32>) outs(%f : tensor<16x192xf32>) -> tensor<16x192xf32>
   return %o : tensor<16x192xf32>
 }
+
+// -----
+
+// A linear layer, bias and residual (HF Conv1D at batch 1: a 2-d matmul
+// viewed [1, 16, 64]) read by a reduction and by the centring after it:
+// every reader takes the sum in the form the matmul made ([16, 64]), so
+// the matmul is built once and the bias is viewed once (the reduction used
+// to ask for its program type, which rebuilt the matmul on [1, 16, 64]
+// with a second view of every operand).
+// CHECK-LABEL: func.func @shared_bias_view
+// CHECK-COUNT-1: tensor.expand_shape %arg2
+// CHECK-NOT: tensor.expand_shape %arg2
+// CHECK: mirage_kernel.graph
+// CHECK: mirage_kernel.matmul
+// CHECK-NOT: mirage_kernel.matmul
+// CHECK: mirage_kernel.reduce sum %{{.*}} dim 1 : tensor<16x64xf32> -> tensor<16x1xf32>
+// CHECK: mirage_kernel.yield
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#w1 = affine_map<(d0, d1, d2) -> (d2)>
+#r3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @shared_bias_view(%x: tensor<1x16x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>, %r: tensor<1x16x64xf32>) -> (tensor<1x16x64xf32>, tensor<1x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x16x64xf32> into tensor<16x64xf32>
+  %e0 = tensor.empty() : tensor<16x64xf32>
+  %f0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m = linalg.matmul ins(%c, %w : tensor<16x64xf32>, tensor<64x64xf32>) outs(%f0 : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %m3 = tensor.expand_shape %m [[0, 1], [2]] output_shape [1, 16, 64] : tensor<16x64xf32> into tensor<1x16x64xf32>
+  %e = tensor.empty() : tensor<1x16x64xf32>
+  %h = linalg.generic {indexing_maps = [#id3, #w1, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%m3, %b, %r : tensor<1x16x64xf32>, tensor<64xf32>, tensor<1x16x64xf32>) outs(%e : tensor<1x16x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %in_1: f32, %out: f32):
+    %0 = arith.addf %in, %in_0 : f32
+    %1 = arith.addf %0, %in_1 : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x16x64xf32>
+  %e2 = tensor.empty() : tensor<1x16xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %s = linalg.generic {indexing_maps = [#id3, #r3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%h : tensor<1x16x64xf32>) outs(%f2 : tensor<1x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x16xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #r3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%h, %s : tensor<1x16x64xf32>, tensor<1x16xf32>) outs(%e : tensor<1x16x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.subf %in, %in_0 : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x16x64xf32>
+  return %d, %s : tensor<1x16x64xf32>, tensor<1x16xf32>
+}

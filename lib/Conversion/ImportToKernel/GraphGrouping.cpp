@@ -282,11 +282,10 @@ struct BlockImporter {
           forms.push_back(f);
       }
     for (RankedTensorType form : forms) {
-      if (sameNonUnitDims(form, withShape(form, space)) ? !rc.reduceDim &&
-                      inUnitForm(rc, wants, form, layouts, kernel, in,
-                                 resultLayout)
-                : inMergedForm(rc, wants, form, layouts, kernel, in,
-                               resultLayout))
+      if (sameNonUnitDims(form, withShape(form, space))
+              ? inUnitForm(rc, wants, form, layouts, kernel, in, resultLayout)
+              : inMergedForm(rc, wants, form, layouts, kernel, in,
+                             resultLayout))
         return true;
     }
     return plain();

@@ -529,6 +529,25 @@ Value LayoutBuilder::viewArgument(Value view, Value from) {
   SmallVector<Operation *> chain;
   for (Value x = view; x != from; x = x.getDefiningOp()->getOperand(0))
     chain.push_back(x.getDefiningOp());
+  // The value reshapes of this builder's views start from (their data, in
+  // row-major order); two views of one root with one type are one value.
+  auto root = [&](Value x) {
+    while (Operation *d = x.getDefiningOp()) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(d) ||
+          !(llvm::is_contained(views, d) || llvm::is_contained(chain, d)))
+        break;
+      x = d->getOperand(0);
+    }
+    return x;
+  };
+  Value r = root(view);
+  for (auto [i, o] : llvm::enumerate(operands))
+    if (i < body->getNumArguments() && o.getType() == view.getType() &&
+        root(o) == r) {
+      for (Operation *d : chain)
+        d->erase();
+      return body->getArgument(i);
+    }
   views.append(chain.rbegin(), chain.rend());
   operands.push_back(view);
   return body->addArgument(view.getType(), view.getLoc());
