@@ -722,7 +722,7 @@ GRAPH_RE = re.compile(r"mirage_kernel\.graph(?: \"[^\"]*\")?(?: reference \"[^\"
 
 VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape", "tosa.reshape",
             "linalg.transpose", "tosa.transpose")
-FIRST_OPERAND_RE = re.compile(r"(%[\w.$-]+)")
+FIRST_OPERAND_RE = re.compile(r"(%[\w.$-]+(?:#\d+)?)")
 
 
 def graphs_closed(text):
@@ -750,13 +750,26 @@ def graphs_closed(text):
     return True
 
 
-CAST_RE = re.compile(r"tensor\.cast (%[\w.$-]+)")
+CAST_RE = re.compile(r"tensor\.cast (%[\w.$-]+(?:#\d+)?)")
 
 
 def output_from_graph(text):
     """Whether the printed value is a graph result, seen through reshapes,
     transposes and tosa clamps (the numerically transparent tails): only
-    then is the last graph output the program's value."""
+    then is a graph output the program's value."""
+    return printed_graph_output(text) is not None
+
+
+GRAPH_DEF_RE = re.compile(r"^\s*(%[\w.$-]+)(?::(\d+))? = \"?mirage_kernel\.graph\b",
+                          re.M)
+
+
+def printed_graph_output(text):
+    """The position, among the graph outputs `--mirage-evaluate=print-all`
+    prints (graphs in textual order, each output in order), of the graph
+    result the program prints, seen through the tails above; None when it
+    is not a graph result. (Not simply the last output: a graph the program
+    computes and never reads may come after it.)"""
     defs = {}
     for line in text.splitlines():
         m = DEF_RE.match(line)
@@ -766,13 +779,21 @@ def output_from_graph(text):
     m = CAST_RE.search(text)
     if not m:
         return False
-    name = m.group(1).split("#")[0]
+    full = m.group(1)
     for _ in range(64):
-        d, src = defs.get(name, (None, None))
+        d, src = defs.get(full.split("#")[0], (None, None))
         if d not in VIEW_OPS + ("tosa.clamp",) or src is None:
             break
-        name = src.split("#")[0]
-    return d == "mirage_kernel.graph"
+        full = src
+    if d != "mirage_kernel.graph":
+        return None
+    name, _, res = full.partition("#")
+    position = 0
+    for g in GRAPH_DEF_RE.finditer(text):
+        if g.group(1) == name:
+            return position + (int(res) if res else 0)
+        position += int(g.group(2) or 1)
+    return None
 
 
 def mirage_value(args, imported):
@@ -782,7 +803,12 @@ def mirage_value(args, imported):
     vals = compare_outputs.mirage_tensors(r.stderr)
     if not vals:
         return None, "no graph output printed"
-    return vals[-1], None
+    k = printed_graph_output(open(imported).read())
+    if k is None:
+        return vals[-1], None  # numeric programs: the output is the last
+    if k >= len(vals):
+        return None, f"graph output {k} not printed ({len(vals)} printed)"
+    return vals[k], None
 
 
 def upstream_values(args, names, texts, path):
