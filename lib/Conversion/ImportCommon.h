@@ -111,7 +111,7 @@ struct Recipe {
   /// group only between members, and alone it forms no graph.
   bool layoutOnly = false;
   /// The builder takes its inputs in whatever kernel form they have (a
-  /// unit-dim reshape: any form of the input is a form of the result).
+  /// reshape: any form of the input is a form of the result).
   bool anyForm = false;
   /// Element-wise builders (unary, binary, scalar ops only): they compute
   /// over this index space, relative to which `layouts` and `resultLayout`

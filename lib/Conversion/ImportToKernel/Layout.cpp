@@ -1,12 +1,14 @@
 //===- Layout.cpp - Kernel forms, DimMaps and retargeting -----------------===//
 //
-// Layout changes (unit-dim reshapes, transposes, the broadcast and projection
-// of linalg input maps) have no kernel op. Inside a graph a program value is
-// held in a *kernel form*: the same non-unit dims in the same order, unit dims
-// anywhere. A layout a recipe wants is produced by `LayoutBuilder::retarget`,
-// which pushes the change up the kernel ops that computed the value until it
-// reaches graph arguments, where it becomes a view outside the graph. See
-// docs/Rationale/Import.md, "Layouts and indexing maps".
+// Layout changes (reshapes, transposes, the broadcast and projection of
+// linalg input maps) have no kernel op. Inside a graph a program value is
+// held in a *kernel form*: any row-major reshape of it (the same elements;
+// dims merged, split, unit dims anywhere). A layout a recipe wants is
+// produced by `LayoutBuilder::retarget` (a DimMap: transposes, unit dims)
+// or `LayoutBuilder::reshape` (another form), which push the change up the
+// kernel ops that computed the value until it reaches graph arguments,
+// where it becomes a view outside the graph. See docs/Rationale/Import.md,
+// "Layouts and indexing maps" and "Merged forms".
 //
 //===----------------------------------------------------------------------===//
 #include "../ImportCommon.h"
