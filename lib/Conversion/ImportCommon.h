@@ -286,6 +286,9 @@ broadcastInForm(llvm::ArrayRef<int64_t> operand, llvm::ArrayRef<int64_t> space,
 mlir::Value reshapeView(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         mlir::RankedTensorType t);
 
+/// The layout that changes nothing: dim j is source dim j.
+DimMap identityMap(int64_t rank);
+
 /// `m` applied to `t`, or null when `m` is not a layout of `t` (a dim out of
 /// range or repeated, a non-unit dim omitted).
 mlir::RankedTensorType applyDimMap(mlir::RankedTensorType t,
@@ -330,6 +333,16 @@ public:
   /// (a matmul's m or n split or merged, a reduced dim merged with others,
   /// a broadcast along part of a merged dim).
   mlir::Value reshape(mlir::Value v, mlir::RankedTensorType target);
+
+  /// The kernel value `v` (a kernel form of a program value of type
+  /// `programType`) in the layout `want`, then reshaped to `target`. A
+  /// layout that only adds or drops unit dims is not applied first: `v` is
+  /// then a kernel form of `target` already and is reshaped directly, so a
+  /// merged form is not reshaped back to the program type on the way.
+  mlir::Value convertThenReshape(mlir::Value v,
+                                 mlir::RankedTensorType programType,
+                                 const std::optional<DimMap> &want,
+                                 mlir::RankedTensorType target);
 
   /// The ops created outside the graph, in order.
   llvm::SmallVector<mlir::Operation *> views;

@@ -242,15 +242,11 @@ struct BlockImporter {
       for (size_t i = 0; i < rc.inputs.size(); ++i) {
         Value k = kernel[i];
         auto pt = programType(i);
-        bool reshaped = i < rc.reshapes.size() && rc.reshapes[i];
-        // Reshaped after a layout that only adds or drops unit dims: any
-        // kernel form of the input is reshaped directly, not through its
-        // program type (a merged form stays merged).
-        if (k && !rc.anyForm && pt &&
-            !(reshaped && (!wants[i] || onlyUnitDims(*wants[i], pt))))
+        if (k && pt && i < rc.reshapes.size() && rc.reshapes[i])
+          k = layouts.convertThenReshape(k, pt, wants[i],
+                                         withShape(pt, *rc.reshapes[i]));
+        else if (k && !rc.anyForm && pt)
           k = layouts.convert(k, pt, wants[i]);
-        if (k && reshaped)
-          k = layouts.reshape(k, withShape(pt, *rc.reshapes[i]));
         if (!k)
           return false;
         in.push_back(k);
@@ -341,9 +337,7 @@ struct BlockImporter {
       Value k = kernel[i];
       if (!pt || !k)
         return false;
-      DimMap rel = wants[i] ? *wants[i]
-                            : DimMap(llvm::to_vector(
-                                  llvm::seq<int64_t>(0, pt.getRank())));
+      DimMap rel = wants[i] ? *wants[i] : identityMap(pt.getRank());
       if (rel.size() != space.size())
         return false; // not relative to the index space
       DimMap w;
@@ -354,9 +348,7 @@ struct BlockImporter {
         return false;
       in.push_back(k);
     }
-    DimMap res = rc.resultLayout ? *rc.resultLayout
-                                 : DimMap(llvm::to_vector(
-                                       llvm::seq<int64_t>(0, space.size())));
+    DimMap res = rc.resultLayout ? *rc.resultLayout : identityMap(space.size());
     for (int64_t &d : res)
       d = d < 0 ? -1 : toForm[d];
     resultLayout = res;
@@ -397,11 +389,7 @@ struct BlockImporter {
       auto s = broadcastInForm(lt.getShape(), space, form.getShape());
       if (!s)
         return false;
-      // A layout that only adds or drops unit dims is a kernel form of the
-      // input already: reshaped directly, not through the program layout.
-      if (wants[i] && !onlyUnitDims(*wants[i], pt))
-        k = layouts.convert(k, pt, wants[i]);
-      k = layouts.reshape(k, withShape(pt, *s));
+      k = layouts.convertThenReshape(k, pt, wants[i], withShape(pt, *s));
       if (!k)
         return false;
       in.push_back(k);

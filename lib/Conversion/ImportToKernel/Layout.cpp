@@ -215,6 +215,10 @@ Value reshapeView(OpBuilder &b, Location loc, Value v, RankedTensorType t) {
   return cur;
 }
 
+DimMap identityMap(int64_t rank) {
+  return DimMap(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+}
+
 bool sameNonUnitDims(RankedTensorType a, RankedTensorType b) {
   return a && b && a.getElementType() == b.getElementType() &&
          a.hasStaticShape() && b.hasStaticShape() &&
@@ -310,9 +314,7 @@ Value LayoutBuilder::convert(Value v, RankedTensorType programType,
       return {};
     vt = programType;
   }
-  DimMap rel = want ? *want
-                    : DimMap(llvm::to_vector(
-                          llvm::seq<int64_t>(0, programType.getRank())));
+  DimMap rel = want ? *want : identityMap(programType.getRank());
   DimMap align = alignNonUnitDims(programType.getShape(), vt.getShape());
   DimMap m;
   for (int64_t d : rel) {
@@ -572,6 +574,14 @@ Value LayoutBuilder::reshape(Value v, RankedTensorType target) {
     r = {};
   reshapeMemo[key] = r;
   return r;
+}
+
+Value LayoutBuilder::convertThenReshape(Value v, RankedTensorType programType,
+                                       const std::optional<DimMap> &want,
+                                       RankedTensorType target) {
+  if (v && want && !onlyUnitDims(*want, programType))
+    v = convert(v, programType, want);
+  return reshape(v, target);
 }
 
 Value LayoutBuilder::computeReshape(Value v, RankedTensorType t,

@@ -378,9 +378,14 @@ bool isContractionBody(linalg::LinalgOp op) {
          (mul.getLhs() == b && mul.getRhs() == a);
 }
 
-/// `in[0] · in[1]`, plus `in[2]` where `addInit` (a contraction's init that
-/// is not a zero fill).
-Analysis matmulPlusInit(SmallVector<Value, 4> inputs, bool addInit) {
+/// A contraction's kernel form `a · b`, plus its init `c` unless that is a
+/// zero fill: the recipe's inputs are (a, b) or (a, b, c).
+Analysis matmulPlusInit(Value a, Value b, Value c) {
+  std::optional<double> f = fillValue(c);
+  bool addInit = !(f && *f == 0.0);
+  SmallVector<Value, 4> inputs{a, b};
+  if (addInit)
+    inputs.push_back(c);
   return Analysis::yes(
       std::move(inputs),
       [addInit](OpBuilder &bd, Location l, ArrayRef<Value> in) -> Value {
@@ -397,7 +402,7 @@ Analysis matmulPlusInit(SmallVector<Value, 4> inputs, bool addInit) {
 /// `[batch, m1·m2, n]` is a row-major form of the output when the output
 /// holds its non-unit loops in the order batch, m1, m2, n (Import.md,
 /// "Merged forms"). B is not broadcast: it has no row loop.
-Analysis mergedRowsRecipe(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+Analysis mergedRowsRecipe(Value a, Value b, Value c, ArrayRef<int64_t> ranges,
                           ArrayRef<int64_t> la, ArrayRef<int64_t> lb,
                           ArrayRef<int64_t> lc, ArrayRef<int64_t> batch,
                           SmallVector<int64_t> ms, int64_t n, int64_t k) {
@@ -419,36 +424,25 @@ Analysis mergedRowsRecipe(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
     return Analysis::no("contraction with two row loops that the output "
                         "does not hold together, in order, before its "
                         "column");
-  SmallVector<int64_t> wa(batch), wb(batch), sa, sb, sc;
+  SmallVector<int64_t> wa(batch), wb(batch);
+  SmallVector<int64_t, 4> sa, sc; // A and the init, rows merged
   for (int64_t l : batch) {
     sa.push_back(ranges[l]);
-    sb.push_back(ranges[l]);
     sc.push_back(ranges[l]);
   }
   wa.append({ms[0], ms[1], k});
   wb.append({k, n});
   int64_t rows = ranges[ms[0]] * ranges[ms[1]];
-  int64_t kk = k < 0 ? 1 : ranges[k], nn = n < 0 ? 1 : ranges[n];
-  sa.append({rows, kk});
-  sc.append({rows, nn});
-  OpOperand *ic = op.getDpsInitOperand(0);
-  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get(),
-        c = ic->get();
-  std::optional<double> f = fillValue(c);
-  bool addInit = !(f && *f == 0.0);
-  SmallVector<Value, 4> inputs{a, b};
-  SmallVector<std::optional<DimMap>, 4> layouts{
-      unlessIdentity(layoutFor(la, wa)), unlessIdentity(layoutFor(lb, wb))};
-  SmallVector<std::optional<SmallVector<int64_t, 4>>, 4> reshapes{
-      SmallVector<int64_t, 4>(sa.begin(), sa.end()), std::nullopt};
-  if (addInit) {
-    inputs.push_back(c);
-    layouts.push_back(std::nullopt);
-    reshapes.push_back(SmallVector<int64_t, 4>(sc.begin(), sc.end()));
+  sa.append({rows, k < 0 ? 1 : ranges[k]});
+  sc.append({rows, n < 0 ? 1 : ranges[n]});
+  Analysis an = matmulPlusInit(a, b, c);
+  an.recipe->layouts = {unlessIdentity(layoutFor(la, wa)),
+                        unlessIdentity(layoutFor(lb, wb))};
+  an.recipe->reshapes = {sa, std::nullopt};
+  if (an.recipe->inputs.size() == 3) { // the init, in the output's program type
+    an.recipe->layouts.push_back(std::nullopt);
+    an.recipe->reshapes.push_back(sc);
   }
-  Analysis an = matmulPlusInit(std::move(inputs), addInit);
-  an.recipe->layouts = std::move(layouts);
-  an.recipe->reshapes = std::move(reshapes);
   return an;
 }
 
@@ -503,7 +497,7 @@ Analysis contractionRecipe(linalg::LinalgOp op) {
                           " is not a batch, row, column or contracted dim");
   }
   if (ms.size() == 2 && ns.size() <= 1 && ks.size() <= 1)
-    return mergedRowsRecipe(op, *ranges, *la, *lb, *lc, batch, ms,
+    return mergedRowsRecipe(a, b, c, *ranges, *la, *lb, *lc, batch, ms,
                             ns.empty() ? -1 : ns[0], ks.empty() ? -1 : ks[0]);
   if (ms.size() > 1 || ns.size() > 1 || ks.size() > 1)
     return Analysis::no("contraction with more than one column or contracted "
@@ -527,23 +521,16 @@ Analysis contractionRecipe(linalg::LinalgOp op) {
   kr.append({m, n});
   wa.append({m, k});
   wb.append({k, n});
-  SmallVector<int64_t> resLoops;
   DimMap resultLayout;
   for (int64_t l : *lc) {
     auto it = l < 0 ? kr.end() : llvm::find(kr, l);
     resultLayout.push_back(it == kr.end() ? -1 : it - kr.begin());
   }
-  std::optional<double> f = fillValue(c);
-  bool addInit = !(f && *f == 0.0);
-  SmallVector<Value, 4> inputs{a, b};
-  SmallVector<std::optional<DimMap>, 4> layouts{unlessIdentity(layoutFor(*la, wa)),
-                                                unlessIdentity(layoutFor(*lb, wb))};
-  if (addInit) {
-    inputs.push_back(c);
-    layouts.push_back(unlessIdentity(layoutFor(*lc, kr)));
-  }
-  Analysis an = matmulPlusInit(std::move(inputs), addInit);
-  an.recipe->layouts = std::move(layouts);
+  Analysis an = matmulPlusInit(a, b, c);
+  an.recipe->layouts = {unlessIdentity(layoutFor(*la, wa)),
+                        unlessIdentity(layoutFor(*lb, wb))};
+  if (an.recipe->inputs.size() == 3) // the init
+    an.recipe->layouts.push_back(unlessIdentity(layoutFor(*lc, kr)));
   an.recipe->resultLayout = unlessIdentity(resultLayout);
   an.recipe->batchForm = !batch.empty();
   return an;

@@ -20,20 +20,16 @@ namespace mirage::import {
 
 /// `reduce_sum`/`reduce_max` of `x` along `d` (kept as a unit dim), in any
 /// form of `x` that keeps `d` whole (Import.md, "Merged forms").
-static Analysis reduceRecipe(ReduceKind k, Value x, int64_t d,
-                             Type resultType) {
-  auto rt = dyn_cast<RankedTensorType>(resultType);
+/// (The graph builder checks that the result is a kernel form of the op's.)
+static Analysis reduceRecipe(ReduceKind k, Value x, int64_t d) {
   auto xt = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t, 4> space(xt.getShape());
   Analysis a = Analysis::yes(
-      {x}, [k, d, rt, space](OpBuilder &b, Location l,
-                             ArrayRef<Value> in) -> Value {
+      {x}, [k, d, space](OpBuilder &b, Location l,
+                         ArrayRef<Value> in) -> Value {
         auto it = cast<RankedTensorType>(in[0].getType());
         std::optional<int64_t> j = formDim(space, d, it.getShape());
-        Value v = j ? emitReduce(b, l, k, in[0], *j) : Value();
-        return v && isKernelFormOf(cast<RankedTensorType>(v.getType()), rt)
-                   ? v
-                   : Value();
+        return j ? emitReduce(b, l, k, in[0], *j) : Value();
       });
   a.recipe->loopShape = space;
   a.recipe->reduceDim = d;
@@ -53,14 +49,12 @@ Analysis analyzeTosaOp(Operation *op) {
     if (cast<RankedTensorType>(a.getType()).getElementType() !=
         cast<RankedTensorType>(rt).getElementType())
       return Analysis::no("matmul accumulates in a different element type");
-    Analysis an = Analysis::yes({a, b}, [rt](OpBuilder &bd, Location l,
-                                             ArrayRef<Value> in) -> Value {
-      Value v = emitMatmul(bd, l, in[0], in[1]);
-      return v && isKernelFormOf(cast<RankedTensorType>(v.getType()),
-                                 cast<RankedTensorType>(rt))
-                 ? v
-                 : Value();
-    });
+    // In A's form (batchForm); the graph builder checks that the result is
+    // a kernel form of the op's.
+    Analysis an = Analysis::yes(
+        {a, b}, [](OpBuilder &bd, Location l, ArrayRef<Value> in) {
+          return emitMatmul(bd, l, in[0], in[1]);
+        });
     an.recipe->batchForm = true;
     return an;
   }
@@ -117,7 +111,7 @@ Analysis analyzeTosaOp(Operation *op) {
     std::optional<int64_t> axis = attrs.integer("axis");
     if (!attrs.ok())
       return Analysis::no(attrs.why());
-    return reduceRecipe(ReduceKind::sum, a.getInput(), *axis, rt);
+    return reduceRecipe(ReduceKind::sum, a.getInput(), *axis);
   }
   if (auto a = dyn_cast<tosa::ReduceMaxOp>(op)) {
     if (std::string w = tensorOperand(a.getInput()); !w.empty())
@@ -129,7 +123,7 @@ Analysis analyzeTosaOp(Operation *op) {
       return Analysis::no(attrs.why());
     if (nan.getValue() != tosa::NanPropagationMode::PROPAGATE)
       return Analysis::no("reduce_max with nan_mode IGNORE");
-    return reduceRecipe(ReduceKind::max, a.getInput(), *axis, rt);
+    return reduceRecipe(ReduceKind::max, a.getInput(), *axis);
   }
   if (auto a = dyn_cast<tosa::ConcatOp>(op)) {
     SmallVector<Value, 4> ins(a.getInput1().begin(), a.getInput1().end());
