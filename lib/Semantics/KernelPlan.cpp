@@ -81,6 +81,23 @@ int64_t mirage::residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
       0, std::min({target.maxBlocksPerSM, bySmem, byThreads}));
 }
 
+int64_t mirage::registerBoundBlocksPerSM(int64_t resident, int64_t threads,
+                                         const TargetInfo &target) {
+  int64_t floorBudget = target.registersPerSM /
+                        (std::max<int64_t>(1, threads) * kMinRegistersPerThread);
+  return std::clamp<int64_t>(resident, 1, std::max<int64_t>(1, floorBudget));
+}
+
+int64_t mirage::registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
+                                         const TargetInfo &target) {
+  // Registers are allocated per warp in units of 256, so a thread's share
+  // is a multiple of 8.
+  int64_t share = target.registersPerSM /
+                  (std::max<int64_t>(1, blocksPerSM) *
+                   std::max<int64_t>(1, threads));
+  return std::min(target.maxRegistersPerThread, share / 8 * 8);
+}
+
 namespace {
 
 bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
@@ -363,6 +380,10 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       trips > 0 ? loads / trips * std::max<int64_t>(1, plan.stages - 1) : 0;
   plan.residentBlocksPerSM =
       residentBlocksPerSM(plan.sharedBytes, plan.threads, target);
+  plan.minBlocksPerSM =
+      registerBoundBlocksPerSM(plan.residentBlocksPerSM, plan.threads, target);
+  plan.registersPerThread =
+      registersPerThreadBudget(plan.minBlocksPerSM, plan.threads, target);
 
   if (plan.sharedBytes > target.smemBytesPerBlock) {
     plan.launchable = false;

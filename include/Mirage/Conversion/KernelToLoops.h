@@ -32,6 +32,11 @@ namespace mirage {
 constexpr llvm::StringLiteral kPrefetchStagesAttr = "mirage.prefetch_stages";
 constexpr llvm::StringLiteral kPrefetchGroupAttr = "mirage.prefetch_group";
 
+/// Attribute of a loop-level kernel function: the blocks per SM its launch
+/// plan promises (KernelPlan::minBlocksPerSM), which the GPU path passes to
+/// ptxas as `.minnctapersm`, fixing each thread's register budget.
+constexpr llvm::StringLiteral kMinBlocksPerSMAttr = "mirage.min_blocks_per_sm";
+
 /// A device buffer of a lowered graph.
 struct LaunchBuffer {
   enum class Role : uint8_t { Input, Output, Temp };

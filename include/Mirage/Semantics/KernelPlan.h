@@ -117,6 +117,14 @@ struct KernelPlan {
   bool dynamicShared = false;
   /// Blocks one SM holds at once (shared memory, threads, the block cap).
   int64_t residentBlocksPerSM = 0;
+  /// The occupancy the kernel promises ptxas (`.minnctapersm`), and the
+  /// register budget per thread that follows from it: the resident blocks,
+  /// but never so many that a thread gets fewer than
+  /// kMinRegistersPerThread registers (docs/Rationale/LaunchPlan.md,
+  /// "Registers"). A block that holds an SM alone may use up to the
+  /// target's per-thread limit.
+  int64_t minBlocksPerSM = 1;
+  int64_t registersPerThread = 0;
   /// Bytes one block keeps in flight on average: bytes per round trip
   /// (times stages - 1 when pipelined).
   double bytesInFlightPerBlock = 0;
@@ -158,6 +166,18 @@ int64_t sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
 double sustainedSMBandwidth(double inFlightPerBlock, double resident,
                             bool pipelined, double cap,
                             const TargetInfo &target);
+
+/// The fewest registers per thread a plan budgets: ptxas's own default for
+/// 128-thread blocks, which the tensor-core fragments of a 16-row tile and
+/// their addresses fit.
+constexpr int64_t kMinRegistersPerThread = 64;
+
+/// The blocks per SM a kernel of `threads` threads promises ptxas when
+/// `resident` fit by shared memory, and each thread's register budget then.
+int64_t registerBoundBlocksPerSM(int64_t resident, int64_t threads,
+                                 const TargetInfo &target);
+int64_t registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
+                                 const TargetInfo &target);
 
 /// Blocks one SM holds at once with `sharedBytes` and `threads` per block.
 int64_t residentBlocksPerSM(int64_t sharedBytes, int64_t threads,

@@ -66,6 +66,7 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
   fn->setAttr("mirage.grid", mb.getDenseI64ArrayAttr(
                                  {block.grid[0], block.grid[1], block.grid[2]}));
   fn->setAttr("mirage.block", mb.getDenseI64ArrayAttr({plan.threads, 1, 1}));
+  fn->setAttr(kMinBlocksPerSMAttr, mb.getI64IntegerAttr(plan.minBlocksPerSM));
   Block *entry = fn.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);
   auto blockMap = fb.getArrayAttr(

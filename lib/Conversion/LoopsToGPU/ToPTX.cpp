@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Conversion/KernelToLoops.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
@@ -83,6 +84,14 @@ static FailureOr<gpu::GPUModuleOp> outlineKernels(ModuleOp kernels) {
                               "one pointer per memref argument");
     }
     gpuSymbols.insert(func);
+    // The plan's occupancy promise (KernelPlan::minBlocksPerSM) tells ptxas
+    // the register budget: .minnctapersm N with .maxntid T lets each thread
+    // use up to registersPerSM / (N * T) registers. Without it ptxas picks
+    // its own budget (64 for 128 threads) and spills where one block per SM
+    // could have kept every value in registers.
+    if (auto n = kernel->getAttrOfType<IntegerAttr>(mirage::kMinBlocksPerSMAttr))
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(static_cast<int32_t>(n.getInt())));
     if (func.getName() != kernel.getName())
       return kernel.emitError("duplicate kernel name");
     // Workgroup globals referenced by the body move into the gpu.module.

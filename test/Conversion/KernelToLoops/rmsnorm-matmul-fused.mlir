@@ -36,7 +36,7 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: mirage_kernel.graph "fused"
 // CHECK-LABEL: module @mirage_kernels
 // CHECK: func.func @fused_k0(%[[X:[a-z0-9]+]]: memref<4x64xf16>, %[[W:[a-z0-9]+]]: memref<64x48xf16>, %[[O:[a-z0-9]+]]: memref<4x48xf16>)
-// CHECK-SAME: mirage.block = array<i64: 128, 1, 1>, mirage.grid = array<i64: 6, 1, 1>, mirage.kernel
+// CHECK-SAME: mirage.block = array<i64: 128, 1, 1>, mirage.grid = array<i64: 6, 1, 1>, mirage.kernel, mirage.min_blocks_per_sm = 8 : i64
 // CHECK: scf.forall (%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (6, 1, 1)
 // Tiles: X 4x16 f16 (padded to 16 rows) and W 16x8 f16, four buffers each,
 // the two accumulator states in f32 (the matmul's padded to 16 rows), the
