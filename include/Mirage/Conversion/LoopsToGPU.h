@@ -11,8 +11,8 @@
 //   2. TensorCores.cpp    vector.contract -> nvgpu.ldmatrix + mma.sync (f16),
 //                         BF16MmaSync.cpp: bf16 -> nvvm.mma.sync
 //   3. AsyncCopies.cpp    16-byte global->shared copies -> cp.async groups,
-//                         XOR-swizzled shared tiles; Pipelining.cpp:
-//                         multi-stage cp.async pipelines
+//                         XOR-swizzled shared tiles, the launch plan's
+//                         multi-stage pipelines as cp.async groups
 //   4. WorkgroupAllocToGlobal.cpp  workgroup allocs -> .shared globals or
 //                         views of dynamic shared memory
 //   5. ToPTX.cpp          outlining into one gpu.module, NVVM, PTX
@@ -41,8 +41,8 @@ namespace mirage {
 void registerLoopsToGPU();
 
 /// Adds the dialects and extensions the GPU lowering creates or interprets
-/// (gpu, nvgpu, nvvm, llvm, the transform-dialect GPU extension, NVVM target
-/// and LLVM IR translation interfaces). A pass that calls lowerLoopsToPTX
+/// (gpu, nvgpu, nvvm, llvm, the NVVM target and LLVM IR translation
+/// interfaces). A pass that calls lowerLoopsToPTX
 /// must call this from its getDependentDialects, since dialects cannot be
 /// loaded while a pass runs.
 void registerLoopsToGPUDependentDialects(mlir::DialectRegistry &registry);
@@ -69,9 +69,6 @@ struct GpuCodegenOptions {
   bool asyncCopies = true;
   /// Stage 3: XOR-swizzle shared tiles read by ldmatrix.
   bool swizzleSharedMemory = true;
-  /// Stage 3b: stages of the cp.async software pipeline of the for-loop
-  /// (1: off). Multiplies the shared memory of the copied tiles.
-  unsigned pipelineDepth = 1;
   /// Above this many bytes of workgroup buffers a kernel uses dynamic shared
   /// memory (ptxas rejects more than 48 KiB of static .shared data).
   int64_t maxStaticSharedBytes = 48 * 1024;
@@ -139,12 +136,6 @@ mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
 /// pipeline marks.
 mlir::LogicalResult optimizeSharedMemoryCopies(mlir::func::FuncOp kernel,
                                                bool asyncCopies, bool swizzle);
-
-/// Stage 3b: for-loops whose shared tiles are all filled by cp.async keep
-/// `depth - 1` tile loads in flight (multi-buffered tiles, peeled epilogue).
-/// depth < 2 does nothing. Loops that do not qualify are left alone.
-mlir::LogicalResult pipelineSharedMemoryCopies(mlir::func::FuncOp kernel,
-                                               unsigned depth);
 
 /// Stage 4: replaces the workgroup memref.allocs of `kernel` by module-level
 /// workgroup memref.globals, or, when their total exceeds `maxStaticBytes`,

@@ -57,8 +57,10 @@ def MirageLoopsToGPU : Pass<"mirage-loops-to-gpu", "::mlir::ModuleOp"> {
     2. warp `vector.contract`s become `ldmatrix` + `mma.sync` (f16, bf16,
        f32 only with `tf32`); any f16/bf16 contraction left is an error;
     3. 16-byte global-to-shared copies become `cp.async` groups and shared
-       tiles are XOR-swizzled; with `pipeline-depth` > 1 the for-loop keeps
-       that many tile loads in flight (multi-buffered tiles);
+       tiles are XOR-swizzled; the copies the loop IR marks as a pipeline
+       (`mirage.prefetch_stages`/`mirage.prefetch_group`, the launch plan's
+       stages) become one commit group per stage, waited for with
+       `cp.async.wait_group stages - 1` in the loop;
     4. workgroup allocs become `.shared` globals, or views of dynamic shared
        memory above 48 KiB;
     5. everything is outlined into one `gpu.module` (entry names = kernel
@@ -107,8 +109,6 @@ def MirageLoopsToGPU : Pass<"mirage-loops-to-gpu", "::mlir::ModuleOp"> {
            "16-byte global-to-shared copies become cp.async">,
     Option<"swizzle", "swizzle", "bool", "true",
            "XOR-swizzle shared tiles read by ldmatrix">,
-    Option<"pipelineDepth", "pipeline-depth", "unsigned", "1",
-           "stages of the cp.async pipeline of the for-loop (1: off)">,
     Option<"maxStaticSharedBytes", "max-static-shared-bytes", "int64_t",
            "49152", "above this, workgroup buffers use dynamic shared memory">,
     Option<"cudaPath", "cuda-path", "std::string", "\"\"",

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/InitAllExtensions.h"
@@ -39,11 +38,10 @@ void mirage::registerLoopsToGPUDependentDialects(DialectRegistry &registry) {
                   cf::ControlFlowDialect, func::FuncDialect,
                   gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
                   memref::MemRefDialect, NVVM::NVVMDialect,
-                  nvgpu::NVGPUDialect, scf::SCFDialect,
-                  transform::TransformDialect, ub::UBDialect,
+                  nvgpu::NVGPUDialect, scf::SCFDialect, ub::UBDialect,
                   vector::VectorDialect>();
-  // Transform-dialect GPU mapping ops, ConvertToLLVM interfaces used by
-  // convert-gpu-to-nvvm, the NVVM target serialiser and LLVM IR translation.
+  // ConvertToLLVM interfaces used by convert-gpu-to-nvvm, the NVVM target
+  // serialiser and LLVM IR translation.
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
 }
@@ -95,14 +93,10 @@ FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
       return failure();
   if (last == Stage::Mma)
     return result;
-  for (func::FuncOp k : funcs) {
+  for (func::FuncOp k : funcs)
     if (failed(mirage::optimizeSharedMemoryCopies(k, opts.asyncCopies,
                                                   opts.swizzleSharedMemory)))
       return failure();
-    if (opts.asyncCopies &&
-        failed(mirage::pipelineSharedMemoryCopies(k, opts.pipelineDepth)))
-      return failure();
-  }
   if (last == Stage::Copies)
     return result;
   for (auto [k, info] : llvm::zip(funcs, result.kernels)) {
@@ -174,7 +168,6 @@ struct LoopsToGPUPass : mirage::impl::MirageLoopsToGPUBase<LoopsToGPUPass> {
     opts.fmaContraction = fma;
     opts.asyncCopies = asyncCopies;
     opts.swizzleSharedMemory = swizzle;
-    opts.pipelineDepth = pipelineDepth;
     opts.maxStaticSharedBytes = maxStaticSharedBytes;
     opts.cudaPath = cudaPath;
     FailureOr<mirage::PtxModule> ptx = lowerInPlace(module, opts, *last);

@@ -1,27 +1,33 @@
 //===- MapToGPU.cpp - Stage 1: foralls to gpu.launch, accumulators in regs ===//
 //
 // The block forall becomes a gpu.launch (grid = forall trip counts, block =
-// `mirage.block`), thread and warp foralls become thread-id guarded bodies
-// with a barrier after each (upstream transform-dialect mapping, run from an
-// embedded script because generate_gpu_launch has no public C++ entry
-// point). Then loop-invariant code leaves the for-loop and the warp phases'
+// `mirage.block`, the induction variables gpu.block_id), then thread and warp
+// foralls become thread-id guarded bodies with a barrier after each
+// (upstream's mapNestedForallToThreadsImpl, called from C++). Then
+// loop-invariant code leaves the for-loop and the warp phases'
 // read/contract/write of accumulator tiles becomes loop-carried registers
 // (gpu-lowering.md 4).
+//
+// The block mapping is ours, not upstream's mapForallToBlocksImpl: that entry
+// point and createGpuLaunch report errors through a transform op they require
+// (a null one would be dereferenced on the error path), and the mapping of a
+// normalized static forall onto a launch of the same extents is a few lines.
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Transform/IR/TransformOps.h"
-#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 
 #include "Simplify.h"
@@ -61,24 +67,61 @@ SmallVector<func::FuncOp> mirage::getMirageKernels(ModuleOp module) {
   return kernels;
 }
 
-/// The mapping script: generate_gpu_launch and the thread/warp mapping only
-/// exist as transform ops. The block dims are spliced in per kernel.
-static std::string mappingScript(ArrayRef<int64_t> block) {
-  std::string dims = std::to_string(block[0]) + ", " +
-                     std::to_string(block[1]) + ", " +
-                     std::to_string(block[2]);
-  return R"mlir(
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(
-      %root: !transform.any_op {transform.consumed}) {
-    %launch = transform.gpu.map_forall_to_blocks %root generate_gpu_launch
-        : (!transform.any_op) -> !transform.any_op
-    %mapped = transform.gpu.map_nested_forall_to_threads %launch
-        block_dims = [)mlir" +
-         dims + R"mlir(] : (!transform.any_op) -> !transform.any_op
-    transform.yield
+/// Replaces `forall`, normalized with static extents and mapped to
+/// #gpu.block<x|y|z>, by a gpu.launch whose grid is its extents (1 along an
+/// unmapped dimension) and whose block is `blockDims`; its induction
+/// variables become gpu.block_id along their mapped dimension.
+static FailureOr<gpu::LaunchOp> launchOverBlocks(RewriterBase &rewriter,
+                                                 scf::ForallOp forall,
+                                                 ArrayRef<int64_t> blockDims) {
+  Location loc = forall.getLoc();
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !ubs || !steps || forall.getNumResults() != 0 ||
+      llvm::any_of(*lbs, [](int64_t v) { return v != 0; }) ||
+      llvm::any_of(*steps, [](int64_t v) { return v != 1; }))
+    return forall.emitError("the block forall must have static extents, "
+                            "zero lower bounds, unit steps and no results");
+  ArrayAttr mapping = *forall.getMapping();
+  SmallVector<int64_t, 3> grid = {1, 1, 1};
+  SmallVector<gpu::Dimension> dimOfIv;
+  llvm::SmallBitVector used(3);
+  for (auto [iv, attr] : llvm::enumerate(mapping)) {
+    auto m = cast<gpu::GPUBlockMappingAttr>(attr);
+    int64_t d = static_cast<int64_t>(m.getBlock()) -
+                static_cast<int64_t>(gpu::MappingId::DimX);
+    if (d < 0 || d > 2 || used.test(d))
+      return forall.emitError("the block forall must map each induction "
+                              "variable to a distinct #gpu.block<x|y|z>");
+    used.set(d);
+    grid[d] = (*ubs)[iv];
+    dimOfIv.push_back(static_cast<gpu::Dimension>(d));
   }
-})mlir";
+
+  rewriter.setInsertionPoint(forall);
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  auto launch =
+      gpu::LaunchOp::create(rewriter, loc, idx(grid[0]), idx(grid[1]),
+                            idx(grid[2]), idx(blockDims[0]), idx(blockDims[1]),
+                            idx(blockDims[2]));
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToEnd(&body);
+  auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.setInsertionPointToStart(&body);
+  SmallVector<Value> ids;
+  for (gpu::Dimension d : dimOfIv)
+    ids.push_back(gpu::BlockIdOp::create(rewriter, loc, d));
+  // The forall's body without its (empty) in_parallel terminator.
+  rewriter.eraseOp(forall.getBody()->getTerminator());
+  rewriter.inlineBlockBefore(forall.getBody(), terminator, ids);
+  rewriter.eraseOp(forall);
+  return launch;
 }
 
 LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
@@ -97,17 +140,21 @@ LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
     return kernel.emitError("mirage kernel body must be one scf.forall "
                             "mapped to #gpu.block<...>");
 
-  OwningOpRef<ModuleOp> script =
-      parseSourceString<ModuleOp>(mappingScript(block.asArrayRef()),
-                                  ParserConfig(ctx));
-  if (!script)
-    return kernel.emitError("internal: GPU mapping script does not parse");
-  auto entry = script->lookupSymbol<transform::TransformOpInterface>(
-      "__transform_main");
-  if (failed(transform::applyTransforms(kernel, entry, {},
-                                        transform::TransformOptions(),
-                                        /*enforceToplevelTransformOp=*/false)))
-    return kernel.emitError("mapping the kernel's foralls to the GPU failed");
+  IRRewriter rewriter(ctx);
+  FailureOr<gpu::LaunchOp> launch =
+      launchOverBlocks(rewriter, foralls.front(), block.asArrayRef());
+  if (failed(launch))
+    return failure();
+  rewriter.setInsertionPointToStart(&launch->getBody().front());
+  DiagnosedSilenceableFailure mapped =
+      transform::gpu::mapNestedForallToThreadsImpl(
+          rewriter, std::nullopt, *launch, block.asArrayRef(),
+          /*warpSize=*/32, /*syncAfterDistribute=*/true);
+  if (!mapped.succeeded()) {
+    (void)mapped.silence();
+    return kernel.emitError("mapping the kernel's thread and warp foralls to "
+                            "the GPU failed");
+  }
   LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] mapped " << kernel.getName()
                           << "\n");
 
@@ -128,7 +175,6 @@ LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
   // Accumulator tiles: read before / write after the for-loop, carried in
   // iter_args (legal: each warp alone touches its tiles inside the loop).
   linalg::hoistRedundantVectorTransfers(kernel);
-  IRRewriter rewriter(ctx);
   vector::transferOpflowOpt(rewriter, kernel);
   detail::simplify(kernel);
   return success();

@@ -48,23 +48,6 @@
 // PTX-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-NOT: mma.sync
 
-// 3-stage cp.async pipeline: triple-buffered A and B tiles (36 KiB) plus the
-// accumulator tile (16 KiB) = 40 KiB; prologue of two groups, the loop waits
-// for all but two, the peeled epilogue for 1 and 0; 16 mma.sync in the loop
-// and 3 x 16 in the epilogue.
-// RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 pipeline-depth=3 ptx-file=%t.pipe.ptx}))' | FileCheck %s --check-prefix=PIPEBIN
-// PIPEBIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 40960>}}
-// RUN: FileCheck %s --input-file=%t.pipe.ptx --check-prefix=PIPE
-// PIPE: cp.async.cg.shared.global
-// PIPE: cp.async.wait_group 2;
-// PIPE-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// PIPE: cp.async.cg.shared.global
-// PIPE: cp.async.wait_group 2;
-// PIPE: cp.async.wait_group 1;
-// PIPE: cp.async.wait_group 0;
-// PIPE-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// PIPE-NOT: mma.sync
-
 // Without cp.async the copies are plain 16-byte loads and stores.
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 async-copies=false ptx-file=%t.sync.ptx}))' -o /dev/null
 // RUN: FileCheck %s --input-file=%t.sync.ptx --check-prefix=SYNC

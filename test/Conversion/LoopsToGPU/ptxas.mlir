@@ -30,14 +30,6 @@
 // EW: 0 bytes spill stores, 0 bytes spill loads
 // EW: Used {{[0-9]+}} registers, used 1 barriers, 16384 bytes smem
 
-// The 3-stage pipelined f16 GEMM: 40 KiB static shared memory.
-// RUN: mirage-opt %S/gemm-f16.mlir --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 pipeline-depth=3 ptx-file=%t.pipe.sm_80.ptx}))' -o /dev/null
-// RUN: mirage-opt %S/gemm-f16.mlir --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_90 pipeline-depth=3 ptx-file=%t.pipe.sm_90.ptx}))' -o /dev/null
-// RUN: %ptxas -arch=sm_80 -v %t.pipe.sm_80.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PIPE
-// RUN: %ptxas -arch=sm_90 -v %t.pipe.sm_90.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PIPE
-// PIPE: 0 bytes spill stores, 0 bytes spill loads
-// PIPE: Used {{[0-9]+}} registers, used 1 barriers, 40960 bytes smem
-
 // The tf32 GEMM and the f16 GEMM without cp.async.
 // RUN: mirage-opt %S/gemm-tf32.mlir --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 tf32=true ptx-file=%t.tf32.ptx}))' -o /dev/null
 // RUN: %ptxas -arch=sm_80 -v %t.tf32.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=TF32
