@@ -70,9 +70,9 @@ void mirage::buildKernelsToCPUPipeline(OpPassManager &pm) {
 void mirage::buildKernelsToGPUPipeline(
     OpPassManager &pm, const KernelsToGPUPipelineOptions &options) {
   pm.addPass(createMirageLowerKernelsToLoops());
-  MirageLoopsToGPUOptions gpu;
+  GpuCodegenOptions gpu;
   gpu.chip = options.chip;
-  pm.nest<ModuleOp>().addPass(createMirageLoopsToGPU(gpu));
+  buildLoopsToGPUPipeline(pm.nest<ModuleOp>(), gpu);
 }
 
 void mirage::buildSuperoptimizeToPTXPipeline(

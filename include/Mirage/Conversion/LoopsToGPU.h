@@ -27,6 +27,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <string>
 
@@ -39,6 +40,16 @@ namespace mirage {
 
 /// Registers the passes and pipelines of this library.
 void registerLoopsToGPU();
+/// Registers the pipeline mirage-loops-to-gpu (part of registerLoopsToGPU).
+void registerLoopsToGPUPipeline();
+
+/// Attribute of a kernel function after stage 4: the dynamic shared bytes
+/// its launch must request (absent when its buffers are static).
+constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
+    "mirage.dynamic_shared_bytes";
+/// Attribute of the gpu.binary stage 5 writes: kernel name ->
+/// [dynamic shared bytes, static shared bytes].
+constexpr llvm::StringLiteral kPtxKernelsAttr = "mirage.kernels";
 
 /// Adds the dialects and extensions the GPU lowering creates or interprets
 /// (gpu, nvgpu, nvvm, llvm, the NVVM target and LLVM IR translation
@@ -80,6 +91,8 @@ struct GpuCodegenOptions {
   /// CUDA_HOME, CUDA_PATH, else /usr/local/cuda. No other toolkit part is
   /// used (the output is PTX text).
   std::string cudaPath;
+  /// Also write the PTX text to this file (the pipeline's ptx-file).
+  std::string ptxFile;
 };
 
 struct PtxKernelInfo {
@@ -107,6 +120,19 @@ struct PtxModule {
 /// The dialects of registerLoopsToGPUDependentDialects must be loaded.
 llvm::FailureOr<PtxModule> lowerLoopsToPTX(mlir::ModuleOp kernels,
                                            const GpuCodegenOptions &opts);
+
+/// The stages of the lowering, in order; a pipeline may stop after any.
+enum class GpuStage { Map, Mma, Copies, Smem, Ptx };
+
+/// Adds the stage passes, up to and including `last`, to `pm` (anchored on
+/// the @mirage_kernels module): mirage-gpu-map-foralls,
+/// mirage-gpu-tensor-cores, mirage-gpu-async-copies,
+/// mirage-workgroup-alloc-to-global, mirage-gpu-serialize-to-ptx. This is
+/// the registered pipeline `mirage-loops-to-gpu` and what lowerLoopsToPTX
+/// runs.
+void buildLoopsToGPUPipeline(mlir::OpPassManager &pm,
+                             const GpuCodegenOptions &opts,
+                             GpuStage last = GpuStage::Ptx);
 
 //===----------------------------------------------------------------------===//
 // Stages (each usable on its own; lowerLoopsToPTX runs them in this order)

@@ -43,81 +43,130 @@ def MirageWorkgroupAllocToGlobal
                            "::mlir::arith::ArithDialect"];
 }
 
-def MirageLoopsToGPU : Pass<"mirage-loops-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "lower a @mirage_kernels module of loop-level kernels to PTX";
+// The stages of the GPU half of the code generator, one pass each, on the
+// nested `@mirage_kernels` module and its `mirage.kernel` functions. The
+// registered pipeline `mirage-loops-to-gpu` runs them in order (LoopsToGPU.h,
+// buildLoopsToGPUPipeline), so `--mlir-print-ir-after`, `--mlir-timing` and
+// crash reproducers work per stage.
+
+def MirageGPUMapForalls : Pass<"mirage-gpu-map-foralls", "::mlir::ModuleOp"> {
+  let summary = "stage 1: map a kernel's foralls to a gpu.launch and thread "
+                "ids";
   let description = [{
-    Runs the GPU half of the code generator on the module it is anchored on
-    (the nested `@mirage_kernels` module, e.g.
-    `--pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_90}))'`):
-
-    1. the block `scf.forall` of each `mirage.kernel` function becomes a
-       `gpu.launch` (block size from `mirage.block`), thread and warp
-       foralls become thread-id guarded code with a barrier after each;
-       accumulator tiles move into registers across the for-loop;
-    2. warp `vector.contract`s become `ldmatrix` + `mma.sync` (f16, bf16,
-       f32 only with `tf32`); any f16/bf16 contraction left is an error;
-    3. 16-byte global-to-shared copies become `cp.async` groups and shared
-       tiles are XOR-swizzled; the copies the loop IR marks as a pipeline
-       (`mirage.prefetch_stages`/`mirage.prefetch_group`, the launch plan's
-       stages) become one commit group per stage, waited for with
-       `cp.async.wait_group stages - 1` in the loop;
-    4. workgroup allocs become `.shared` globals, or views of dynamic shared
-       memory above 48 KiB;
-    5. everything is outlined into one `gpu.module` (entry names = kernel
-       names, one `.u64` parameter per memref argument), lowered to NVVM and
-       serialised to PTX. Host functions are erased.
-
-    The module is left holding one `gpu.binary @mirage_kernels_ptx` whose
-    object has `assembly = "<PTX>"`; the binary carries `mirage.kernels`,
-    a dictionary of kernel name to `[dynamic shared bytes, static shared
-    bytes]`. `ptx-file` also writes the PTX text to a file. `stop-after`
-    (`map`, `mma`, `copies`, `smem`) stops early to inspect a stage.
+    For every `mirage.kernel` function: the block `scf.forall` becomes a
+    `gpu.launch` whose grid is the forall's extents and whose block is the
+    function's `mirage.block`; thread and warp foralls become thread-id
+    guarded code with a barrier after each; loop invariants leave the
+    for-loop and warp accumulator tiles are carried in registers across it.
 
     Example:
     ```mlir
-    module {
-      builtin.module @mirage_kernels {
-        func.func @G_k0(%a: memref<256x256xf16>, ...) attributes {mirage.kernel,
-            mirage.grid = array<i64: 4, 4, 1>, mirage.block = array<i64: 128, 1, 1>} {
-          scf.forall (%bx, %by, %bz) in (4, 4, 1) { ... }
-              {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
-          return
-        }
-      }
+    func.func @G_k0(...) attributes {mirage.kernel,
+        mirage.grid = array<i64: 4, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+      scf.forall (%bx, %by, %bz) in (4, 1, 1) { ... }
+          {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
     }
     // becomes
-    module {
-      builtin.module @mirage_kernels attributes {gpu.container_module} {
-        gpu.binary @mirage_kernels_ptx [#gpu.object<#nvvm.target<...>,
-            assembly = "...\09.visible .entry G_k0(...">]
+      gpu.launch blocks(...) in (%gx = %c4, ...) threads(...) in (%tx = %c128, ...) {
+        %bx = gpu.block_id x
+        ...
       }
+    ```
+  }];
+}
+
+def MirageGPUTensorCores : Pass<"mirage-gpu-tensor-cores", "::mlir::ModuleOp"> {
+  let summary = "stage 2: warp vector.contracts to ldmatrix and mma.sync";
+  let description = [{
+    Every warp `vector.contract` of a `mirage.kernel` function becomes
+    `nvgpu.ldmatrix` fragment loads and `mma.sync` (f16; bf16 through
+    `nvvm.mma.sync`; f32 only with `tf32`). A contraction that cannot be
+    mapped is an error on it. With `fma`, scalar f32 multiply-adds get
+    `fastmath<contract>` so that they fuse into `fma.rn`.
+
+    Example:
+    ```mlir
+    %c = vector.contract {...} %a, %b, %acc : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+    // becomes
+    %fa = nvgpu.ldmatrix %A[...] {numTiles = 4 : i32, transpose = false} : ...
+    %c = nvgpu.mma.sync(%fa, %fb, %facc) {mmaShape = [16, 8, 16]} : ...
+    ```
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", "false",
+           "map f32 contractions to tf32 tensor cores">,
+    Option<"fma", "fma", "bool", "true",
+           "let f32 multiply-adds fuse into fma.rn (like nvcc -fmad=true)">,
+  ];
+}
+
+def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
+  let summary = "stage 3: cp.async copies, the plan's pipelines, swizzled "
+                "tiles";
+  let description = [{
+    16-byte global-to-shared copies of a `mirage.kernel` function become
+    `cp.async`; the copies the loop IR marks as a pipeline
+    (`mirage.prefetch_stages`, `mirage.prefetch_group`: the launch plan's
+    stages) become one commit group per stage, waited for with
+    `cp.async.wait_group stages - 1` in the loop. Shared tiles read by
+    `ldmatrix` are XOR-swizzled.
+
+    Example:
+    ```mlir
+    %v = vector.transfer_read %X[...] : memref<..xf16>, vector<8xf16>
+    vector.transfer_write %v, %tile[...] : vector<8xf16>, memref<..xf16, #gpu.address_space<workgroup>>
+    // becomes
+    %t = nvgpu.device_async_copy %X[...], %tile[...], 8 {bypassL1} : ...
+    %g = nvgpu.device_async_create_group %t
+    nvgpu.device_async_wait %g {numGroups = 0 : i32}
+    ```
+  }];
+  let options = [
+    Option<"asyncCopies", "async-copies", "bool", "true",
+           "16-byte global-to-shared copies become cp.async">,
+    Option<"swizzle", "swizzle", "bool", "true",
+           "XOR-swizzle shared tiles read by ldmatrix">,
+  ];
+}
+
+def MirageGPUSerializeToPTX
+    : Pass<"mirage-gpu-serialize-to-ptx", "::mlir::ModuleOp"> {
+  let summary = "stage 5: outline the kernels, lower to NVVM, write PTX";
+  let description = [{
+    Outlines the `gpu.launch` of every `mirage.kernel` function into one
+    `gpu.module` (entry names = kernel names, one `.u64` parameter per memref
+    argument, `.minnctapersm` from `mirage.min_blocks_per_sm`), lowers it to
+    NVVM and serialises it to PTX; host functions are erased. A chip that is
+    no target's is refused before anything is changed.
+
+    The module is left holding one `gpu.binary @mirage_kernels_ptx` whose
+    object has `assembly = "<PTX>"`; the binary carries `mirage.kernels`, a
+    dictionary of kernel name to `[dynamic shared bytes, static shared
+    bytes]`. `ptx-file` also writes the PTX text to a file.
+
+    Example:
+    ```mlir
+    builtin.module @mirage_kernels {
+      func.func @G_k0(...) attributes {mirage.kernel, ...} { gpu.launch ... }
+    }
+    // becomes
+    builtin.module @mirage_kernels attributes {gpu.container_module} {
+      gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 24576>}}
+          [#gpu.object<#nvvm.target<chip = "sm_90", ...>, assembly = "...">]
     }
     ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_90\"",
-           "NVPTX target chip (the default target h100's): sm_80, sm_90 or "
-           "sm_90a; any other is refused before lowering">,
+           "NVPTX target chip: sm_80, sm_90 or sm_90a; any other is refused">,
     Option<"features", "features", "std::string", "\"+ptx80\"",
            "NVPTX target features (PTX ISA version)">,
     Option<"optLevel", "O", "int", "3", "NVPTX optimisation level">,
-    Option<"tf32", "tf32", "bool", "false",
-           "map f32 contractions to tf32 tensor cores">,
-    Option<"fma", "fma", "bool", "true",
-           "let f32 multiply-adds fuse into fma.rn (like nvcc -fmad=true)">,
-    Option<"asyncCopies", "async-copies", "bool", "true",
-           "16-byte global-to-shared copies become cp.async">,
-    Option<"swizzle", "swizzle", "bool", "true",
-           "XOR-swizzle shared tiles read by ldmatrix">,
-    Option<"maxStaticSharedBytes", "max-static-shared-bytes", "int64_t",
-           "49152", "above this, workgroup buffers use dynamic shared memory">,
     Option<"cudaPath", "cuda-path", "std::string", "\"\"",
            "CUDA toolkit root for libdevice (default: $CUDA_ROOT, "
            "$CUDA_HOME, $CUDA_PATH, /usr/local/cuda)">,
     Option<"ptxFile", "ptx-file", "std::string", "\"\"",
            "also write the PTX text to this file">,
-    Option<"stopAfter", "stop-after", "std::string", "\"\"",
-           "stop after stage map, mma, copies or smem (for tests)">,
   ];
 }
 

@@ -1,8 +1,9 @@
-//===- LoopsToPTX.cpp - The whole GPU lowering and its pass ---------------===//
+//===- LoopsToPTX.cpp - The GPU lowering as a pipeline of its stages ------===//
 //
-// Chains the stages of LoopsToGPU.h on a copy of the kernels module, so that
-// a failure leaves the caller's module unchanged (Lowering.md, "Errors"),
-// and provides mirage-loops-to-gpu.
+// buildLoopsToGPUPipeline chains the stage passes (StagePasses.cpp); it is
+// the registered pipeline mirage-loops-to-gpu, and lowerLoopsToPTX runs it on
+// a copy of the kernels module, so that a failure leaves the caller's module
+// unchanged (Lowering.md, "Errors").
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
@@ -21,15 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Support/raw_ostream.h"
-
-namespace mirage {
-#define GEN_PASS_DEF_MIRAGELOOPSTOGPU
-#include "Mirage/Conversion/LoopsToGPUPasses.h.inc"
-} // namespace mirage
+#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
@@ -46,90 +39,75 @@ void mirage::registerLoopsToGPUDependentDialects(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
 }
 
-namespace {
-/// How far lowerLoopsToPTX goes; every value is a stopping point of the
-/// stop-after pass option.
-enum class Stage { Map, Mma, Copies, Smem, Ptx };
-
-std::optional<Stage> parseStage(StringRef s) {
-  return llvm::StringSwitch<std::optional<Stage>>(s)
-      .Case("map", Stage::Map)
-      .Case("mma", Stage::Mma)
-      .Case("copies", Stage::Copies)
-      .Case("smem", Stage::Smem)
-      .Case("", Stage::Ptx)
-      .Default(std::nullopt);
+void mirage::buildLoopsToGPUPipeline(OpPassManager &pm,
+                                     const GpuCodegenOptions &opts,
+                                     GpuStage last) {
+  pm.addPass(createMirageGPUMapForalls());
+  if (last == GpuStage::Map)
+    return;
+  MirageGPUTensorCoresOptions mma;
+  mma.tf32 = opts.tf32;
+  mma.fma = opts.fmaContraction;
+  pm.addPass(createMirageGPUTensorCores(mma));
+  if (last == GpuStage::Mma)
+    return;
+  MirageGPUAsyncCopiesOptions copies;
+  copies.asyncCopies = opts.asyncCopies;
+  copies.swizzle = opts.swizzleSharedMemory;
+  pm.addPass(createMirageGPUAsyncCopies(copies));
+  if (last == GpuStage::Copies)
+    return;
+  MirageWorkgroupAllocToGlobalOptions smem;
+  smem.maxStaticBytes = opts.maxStaticSharedBytes;
+  smem.dynamicReserve = opts.dynamicSharedReserve;
+  pm.addPass(createMirageWorkgroupAllocToGlobal(smem));
+  if (last == GpuStage::Smem)
+    return;
+  MirageGPUSerializeToPTXOptions ptx;
+  ptx.chip = opts.chip;
+  ptx.features = opts.features;
+  ptx.optLevel = opts.optLevel;
+  ptx.cudaPath = opts.cudaPath;
+  ptx.ptxFile = opts.ptxFile;
+  pm.addPass(createMirageGPUSerializeToPTX(ptx));
 }
 
-int64_t workgroupBytes(func::FuncOp kernel) {
-  int64_t total = 0;
-  kernel.walk([&](memref::AllocOp a) {
-    if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(a.getType()))
-      total += llvm::alignTo(a.getType().getNumElements() *
-                                 a.getType().getElementTypeBitWidth() / 8,
-                             16);
-  });
-  return total;
-}
-
-FailureOr<mirage::PtxModule> runStages(ModuleOp kernels,
-                                       const mirage::GpuCodegenOptions &opts,
-                                       Stage last) {
-  mirage::PtxModule result;
-  SmallVector<func::FuncOp> funcs = mirage::getMirageKernels(kernels);
-  if (funcs.empty())
-    return kernels.emitError("no `mirage.kernel` function in the module");
-  for (func::FuncOp k : funcs)
-    result.kernels.push_back({k.getName().str(), 0, 0});
-
-  for (func::FuncOp k : funcs)
-    if (failed(mirage::mapKernelToGPU(k)))
-      return failure();
-  if (last == Stage::Map)
-    return result;
-  for (func::FuncOp k : funcs)
-    if (failed(mirage::convertContractsToTensorCores(k, opts.tf32,
-                                                     opts.fmaContraction)))
-      return failure();
-  if (last == Stage::Mma)
-    return result;
-  for (func::FuncOp k : funcs)
-    if (failed(mirage::optimizeSharedMemoryCopies(k, opts.asyncCopies,
-                                                  opts.swizzleSharedMemory)))
-      return failure();
-  if (last == Stage::Copies)
-    return result;
-  for (auto [k, info] : llvm::zip(funcs, result.kernels)) {
-    int64_t bytes = workgroupBytes(k);
-    FailureOr<int64_t> dyn = mirage::placeWorkgroupBuffers(
-        k, opts.maxStaticSharedBytes, opts.dynamicSharedReserve);
-    if (failed(dyn))
-      return failure();
-    info.dynamicSharedBytes = *dyn;
-    info.staticSharedBytes = *dyn ? 0 : bytes;
-  }
-  if (last == Stage::Smem)
-    return result;
-  FailureOr<std::string> ptx = mirage::outlineAndSerializeToPTX(kernels, opts);
-  if (failed(ptx))
-    return failure();
-  result.ptx = std::move(*ptx);
-  return result;
-}
-
-FailureOr<mirage::PtxModule> lowerInPlace(ModuleOp kernels,
-                                          const mirage::GpuCodegenOptions &o,
-                                          Stage last) {
-  // The NVPTX back end aborts ("Cannot select") on chips without the
-  // instructions the lowering emits: only the targets' chips get that far.
-  if (!mirage::lookupTargetByChip(o.chip))
+FailureOr<mirage::PtxModule>
+mirage::lowerLoopsToPTX(ModuleOp kernels, const GpuCodegenOptions &opts) {
+  // Refused before any stage runs (the last stage refuses it too).
+  if (!mirage::lookupTargetByChip(opts.chip))
     return kernels.emitError("unsupported chip '")
-           << o.chip << "' (supported: " << mirage::supportedChips() << ")";
+           << opts.chip << "' (supported: " << mirage::supportedChips()
+           << ")";
   // Work on a copy: on failure the caller's module stays as it was.
   OwningOpRef<ModuleOp> work(cast<ModuleOp>(kernels->clone()));
-  FailureOr<mirage::PtxModule> result = runStages(*work, o, last);
-  if (failed(result))
+  SmallVector<std::string> names;
+  for (func::FuncOp k : getMirageKernels(*work))
+    names.push_back(k.getName().str());
+  PassManager pm(kernels.getContext(), ModuleOp::getOperationName());
+  buildLoopsToGPUPipeline(pm, opts);
+  if (failed(pm.run(*work)))
     return failure();
+
+  PtxModule result;
+  auto binaries = llvm::to_vector(work->getOps<gpu::BinaryOp>());
+  auto info = binaries.size() == 1
+                  ? binaries.front()->getAttrOfType<DictionaryAttr>(
+                        kPtxKernelsAttr)
+                  : DictionaryAttr();
+  if (!info || binaries.front().getObjects().size() != 1)
+    return kernels.emitError("internal: the GPU lowering left no single PTX "
+                             "binary with its kernel table");
+  result.ptx = cast<gpu::ObjectAttr>(binaries.front().getObjects()[0])
+                   .getObject()
+                   .str();
+  for (const std::string &name : names) {
+    auto sizes = info.getAs<DenseI64ArrayAttr>(name);
+    if (!sizes || sizes.size() != 2)
+      return kernels.emitError("internal: no shared-memory sizes for kernel '")
+             << name << "'";
+    result.kernels.push_back({name, sizes[0], sizes[1]});
+  }
   kernels.getBody()->clear();
   kernels.getBody()->getOperations().splice(
       kernels.getBody()->end(), work->getBody()->getOperations());
@@ -137,64 +115,84 @@ FailureOr<mirage::PtxModule> lowerInPlace(ModuleOp kernels,
       work->getOperation()->getDiscardableAttrDictionary());
   return result;
 }
-} // namespace
-
-FailureOr<mirage::PtxModule>
-mirage::lowerLoopsToPTX(ModuleOp kernels, const GpuCodegenOptions &opts) {
-  return lowerInPlace(kernels, opts, Stage::Ptx);
-}
 
 namespace {
-struct LoopsToGPUPass : mirage::impl::MirageLoopsToGPUBase<LoopsToGPUPass> {
-  using Base::Base;
-
-  void getDependentDialects(DialectRegistry &registry) const override {
-    mirage::registerLoopsToGPUDependentDialects(registry);
-  }
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    std::optional<Stage> last = parseStage(stopAfter);
-    if (!last) {
-      module.emitError("unknown stop-after stage '")
-          << stopAfter << "' (map, mma, copies, smem)";
-      return signalPassFailure();
-    }
-    mirage::GpuCodegenOptions opts;
-    opts.chip = chip;
-    opts.features = features;
-    opts.optLevel = optLevel;
-    opts.tf32 = tf32;
-    opts.fmaContraction = fma;
-    opts.asyncCopies = asyncCopies;
-    opts.swizzleSharedMemory = swizzle;
-    opts.maxStaticSharedBytes = maxStaticSharedBytes;
-    opts.cudaPath = cudaPath;
-    FailureOr<mirage::PtxModule> ptx = lowerInPlace(module, opts, *last);
-    if (failed(ptx))
-      return signalPassFailure();
-    if (*last != Stage::Ptx)
-      return;
-
-    Builder b(module.getContext());
-    SmallVector<NamedAttribute> info;
-    for (const mirage::PtxKernelInfo &k : ptx->kernels)
-      info.push_back(b.getNamedAttr(
-          k.name, b.getDenseI64ArrayAttr(
-                      {k.dynamicSharedBytes, k.staticSharedBytes})));
-    for (auto bin : module.getOps<gpu::BinaryOp>())
-      bin->setAttr("mirage.kernels", b.getDictionaryAttr(info));
-
-    if (!ptxFile.empty()) {
-      std::string err;
-      auto out = openOutputFile(ptxFile, &err);
-      if (!out) {
-        module.emitError("cannot write PTX: ") << err;
-        return signalPassFailure();
-      }
-      out->os() << ptx->ptx;
-      out->keep();
-    }
-  }
+/// Options of the registered pipeline: the GpuCodegenOptions, and where to
+/// stop (for tests that inspect a stage).
+struct LoopsToGPUPipelineOptions
+    : public PassPipelineOptions<LoopsToGPUPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("NVPTX target chip: sm_80, sm_90 "
+                                          "or sm_90a; any other is refused"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features", llvm::cl::desc("NVPTX target features (PTX ISA)"),
+      llvm::cl::init("+ptx80")};
+  Option<int> optLevel{*this, "O",
+                       llvm::cl::desc("NVPTX optimisation level"),
+                       llvm::cl::init(3)};
+  Option<bool> tf32{*this, "tf32",
+                    llvm::cl::desc("map f32 contractions to tf32 tensor "
+                                   "cores"),
+                    llvm::cl::init(false)};
+  Option<bool> fma{*this, "fma",
+                   llvm::cl::desc("let f32 multiply-adds fuse into fma.rn"),
+                   llvm::cl::init(true)};
+  Option<bool> asyncCopies{
+      *this, "async-copies",
+      llvm::cl::desc("16-byte global-to-shared copies become cp.async"),
+      llvm::cl::init(true)};
+  Option<bool> swizzle{*this, "swizzle",
+                       llvm::cl::desc("XOR-swizzle shared tiles read by "
+                                      "ldmatrix"),
+                       llvm::cl::init(true)};
+  Option<int64_t> maxStaticSharedBytes{
+      *this, "max-static-shared-bytes",
+      llvm::cl::desc("above this, workgroup buffers use dynamic shared "
+                     "memory"),
+      llvm::cl::init(48 * 1024)};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit root for libdevice (default: "
+                     "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)"),
+      llvm::cl::init("")};
+  Option<std::string> ptxFile{
+      *this, "ptx-file", llvm::cl::desc("also write the PTX text to this file"),
+      llvm::cl::init("")};
+  Option<mirage::GpuStage> stopAfter{
+      *this, "stop-after", llvm::cl::desc("stop after a stage (for tests)"),
+      llvm::cl::init(mirage::GpuStage::Ptx),
+      llvm::cl::values(
+          clEnumValN(mirage::GpuStage::Map, "map", "mirage-gpu-map-foralls"),
+          clEnumValN(mirage::GpuStage::Mma, "mma", "mirage-gpu-tensor-cores"),
+          clEnumValN(mirage::GpuStage::Copies, "copies",
+                     "mirage-gpu-async-copies"),
+          clEnumValN(mirage::GpuStage::Smem, "smem",
+                     "mirage-workgroup-alloc-to-global"),
+          clEnumValN(mirage::GpuStage::Ptx, "ptx",
+                     "mirage-gpu-serialize-to-ptx (the whole lowering)"))};
 };
 } // namespace
+
+void mirage::registerLoopsToGPUPipeline() {
+  PassPipelineRegistration<LoopsToGPUPipelineOptions>(
+      "mirage-loops-to-gpu",
+      "lower a @mirage_kernels module of loop-level kernels to PTX: the "
+      "stage passes mirage-gpu-map-foralls, mirage-gpu-tensor-cores, "
+      "mirage-gpu-async-copies, mirage-workgroup-alloc-to-global and "
+      "mirage-gpu-serialize-to-ptx (anchor it on the nested module)",
+      [](OpPassManager &pm, const LoopsToGPUPipelineOptions &o) {
+        GpuCodegenOptions opts;
+        opts.chip = o.chip;
+        opts.features = o.features;
+        opts.optLevel = o.optLevel;
+        opts.tf32 = o.tf32;
+        opts.fmaContraction = o.fma;
+        opts.asyncCopies = o.asyncCopies;
+        opts.swizzleSharedMemory = o.swizzle;
+        opts.maxStaticSharedBytes = o.maxStaticSharedBytes;
+        opts.cudaPath = o.cudaPath;
+        opts.ptxFile = o.ptxFile;
+        buildLoopsToGPUPipeline(pm, opts, o.stopAfter);
+      });
+}

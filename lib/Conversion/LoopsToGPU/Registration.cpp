@@ -1,4 +1,7 @@
 //===- Registration.cpp - Register the loops-to-GPU passes ----------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
 
-void mirage::registerLoopsToGPU() { registerMirageLoopsToGPUPasses(); }
+void mirage::registerLoopsToGPU() {
+  registerMirageLoopsToGPUPasses();
+  registerLoopsToGPUPipeline();
+}

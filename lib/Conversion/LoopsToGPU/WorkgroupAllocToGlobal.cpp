@@ -149,7 +149,7 @@ struct WorkgroupAllocToGlobal
       if (failed(dyn))
         return signalPassFailure();
       if (*dyn > 0)
-        f->setAttr("mirage.dynamic_shared_bytes",
+        f->setAttr(mirage::kDynamicSharedBytesAttr,
                    OpBuilder(f).getI64IntegerAttr(*dyn));
     }
   }

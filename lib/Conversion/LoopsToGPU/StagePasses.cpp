@@ -1,0 +1,141 @@
+//===- StagePasses.cpp - One pass per stage of the GPU lowering -----------===//
+//
+// Thin passes over the stage functions of LoopsToGPU.h, each applied to the
+// `mirage.kernel` functions of the module it is anchored on. The pipeline
+// that chains them is in LoopsToPTX.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Semantics/Target.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mirage {
+#define GEN_PASS_DEF_MIRAGEGPUMAPFORALLS
+#define GEN_PASS_DEF_MIRAGEGPUTENSORCORES
+#define GEN_PASS_DEF_MIRAGEGPUASYNCCOPIES
+#define GEN_PASS_DEF_MIRAGEGPUSERIALIZETOPTX
+#include "Mirage/Conversion/LoopsToGPUPasses.h.inc"
+} // namespace mirage
+
+using namespace mlir;
+
+namespace {
+/// Runs `stage` on every kernel of the module; the first failure fails the
+/// pass (the stage has emitted the error).
+template <typename Stage>
+LogicalResult forEachKernel(ModuleOp module, Stage stage) {
+  for (func::FuncOp k : mirage::getMirageKernels(module))
+    if (failed(stage(k)))
+      return failure();
+  return success();
+}
+
+struct MapForalls : mirage::impl::MirageGPUMapForallsBase<MapForalls> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    if (failed(forEachKernel(getOperation(), mirage::mapKernelToGPU)))
+      signalPassFailure();
+  }
+};
+
+struct TensorCores : mirage::impl::MirageGPUTensorCoresBase<TensorCores> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    if (failed(forEachKernel(getOperation(), [&](func::FuncOp k) {
+          return mirage::convertContractsToTensorCores(k, tf32, fma);
+        })))
+      signalPassFailure();
+  }
+};
+
+struct AsyncCopies : mirage::impl::MirageGPUAsyncCopiesBase<AsyncCopies> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    if (failed(forEachKernel(getOperation(), [&](func::FuncOp k) {
+          return mirage::optimizeSharedMemoryCopies(k, asyncCopies, swizzle);
+        })))
+      signalPassFailure();
+  }
+};
+
+/// Static shared bytes of `kernel` after stage 4: its workgroup globals,
+/// 16-byte aligned each (the rule the plan's layout follows).
+int64_t staticSharedBytes(func::FuncOp kernel) {
+  llvm::StringSet<> seen;
+  int64_t total = 0;
+  kernel.walk([&](memref::GetGlobalOp g) {
+    auto type = g.getType();
+    if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type) ||
+        !seen.insert(g.getName()).second)
+      return;
+    total += llvm::alignTo(
+        type.getNumElements() * type.getElementTypeBitWidth() / 8, 16);
+  });
+  return total;
+}
+
+struct SerializeToPTX
+    : mirage::impl::MirageGPUSerializeToPTXBase<SerializeToPTX> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The NVPTX back end aborts ("Cannot select") on chips without the
+    // instructions the lowering emits: only the targets' chips get there.
+    if (!mirage::lookupTargetByChip(chip)) {
+      module.emitError("unsupported chip '")
+          << chip << "' (supported: " << mirage::supportedChips() << ")";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> kernels = mirage::getMirageKernels(module);
+    if (kernels.empty()) {
+      module.emitError("no `mirage.kernel` function in the module");
+      return signalPassFailure();
+    }
+    Builder b(module.getContext());
+    SmallVector<NamedAttribute> info;
+    for (func::FuncOp k : kernels) {
+      auto dyn = k->getAttrOfType<IntegerAttr>(mirage::kDynamicSharedBytesAttr);
+      int64_t dynamic = dyn ? dyn.getInt() : 0;
+      int64_t stat = dynamic ? 0 : staticSharedBytes(k);
+      info.push_back(b.getNamedAttr(
+          k.getName(), b.getDenseI64ArrayAttr({dynamic, stat})));
+    }
+    mirage::GpuCodegenOptions opts;
+    opts.chip = chip;
+    opts.features = features;
+    opts.optLevel = optLevel;
+    opts.cudaPath = cudaPath;
+    FailureOr<std::string> ptx = mirage::outlineAndSerializeToPTX(module, opts);
+    if (failed(ptx))
+      return signalPassFailure();
+    for (auto bin : module.getOps<gpu::BinaryOp>())
+      bin->setAttr(mirage::kPtxKernelsAttr, b.getDictionaryAttr(info));
+    if (ptxFile.empty())
+      return;
+    std::string err;
+    auto out = openOutputFile(ptxFile, &err);
+    if (!out) {
+      module.emitError("cannot write PTX: ") << err;
+      return signalPassFailure();
+    }
+    out->os() << *ptx;
+    out->keep();
+  }
+};
+} // namespace
