@@ -27,7 +27,7 @@ def MirageLowerKernelsToLoops
     ```mlir
     module @mirage_kernels {
       func.func @g_k0(%in0: memref<4x8xf32>, %out0: memref<4x8xf32>)
-          attributes {mirage.grid = array<i64: 2, 1, 1>, ...} {
+          attributes {mirage_kernel.grid = array<i64: 2, 1, 1>, ...} {
         scf.forall (%bx, %by, %bz) in (2, 1, 1) {
           %t = memref.alloc() : memref<2x8xf32, #gpu.address_space<workgroup>>
           scf.forall (%tid) in (128) { ... } {mapping = [#gpu.thread<x>]}

@@ -11,6 +11,7 @@
 #ifndef MIRAGE_CONVERSION_KERNELTOLOOPS_H
 #define MIRAGE_CONVERSION_KERNELTOLOOPS_H
 
+#include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 #include "Mirage/Semantics/KernelExpansion.h"
 #include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/UGraph.h"
@@ -29,13 +30,13 @@ namespace mirage {
 /// the for-loop, S-1 in it). The GPU path makes each group one cp.async
 /// commit group and waits with wait_group S-1 in the loop; the CPU path
 /// ignores them (docs/Rationale/LaunchPlan.md, "Pipelines").
-constexpr llvm::StringLiteral kPrefetchStagesAttr = "mirage.prefetch_stages";
-constexpr llvm::StringLiteral kPrefetchGroupAttr = "mirage.prefetch_group";
+using kernel::kPrefetchStagesAttr;
+using kernel::kPrefetchGroupAttr;
 
 /// Attribute of a loop-level kernel function: the blocks per SM its launch
 /// plan promises (KernelPlan::minBlocksPerSM), which the GPU path passes to
 /// ptxas as `.minnctapersm`, fixing each thread's register budget.
-constexpr llvm::StringLiteral kMinBlocksPerSMAttr = "mirage.min_blocks_per_sm";
+using kernel::kMinBlocksPerSMAttr;
 
 /// A device buffer of a lowered graph.
 struct LaunchBuffer {

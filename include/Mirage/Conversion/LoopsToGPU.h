@@ -8,19 +8,23 @@
 // Stages, one file each under lib/Conversion/LoopsToGPU/:
 //   1. MapToGPU.cpp       foralls -> gpu.launch, LICM, accumulators into
 //                         registers (hoisted vector transfers)
-//   2. TensorCores.cpp    vector.contract -> nvgpu.ldmatrix + mma.sync (f16),
-//                         BF16MmaSync.cpp: bf16 -> nvvm.mma.sync
+//   2. TensorCores.cpp    vector.contract -> nvgpu.ldmatrix + mma.sync (f16,
+//                         bf16 through nvvm.mma.sync)
 //   3. AsyncCopies.cpp    16-byte global->shared copies -> cp.async groups,
 //                         XOR-swizzled shared tiles, the launch plan's
 //                         multi-stage pipelines as cp.async groups
 //   4. WorkgroupAllocToGlobal.cpp  workgroup allocs -> .shared globals or
 //                         views of dynamic shared memory
 //   5. ToPTX.cpp          outlining into one gpu.module, NVVM, PTX
-// LoopsToPTX.cpp chains them (lowerLoopsToPTX, mirage-loops-to-gpu).
+// StagePasses.cpp makes each a pass; LoopsToPTX.cpp chains them (the pipeline
+// mirage-loops-to-gpu, lowerLoopsToPTX). UpstreamWorkarounds.{h,cpp}: every
+// workaround of an upstream MLIR 22 defect, each pinned by a test.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_CONVERSION_LOOPSTOGPU_H
 #define MIRAGE_CONVERSION_LOOPSTOGPU_H
+
+#include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -45,11 +49,10 @@ void registerLoopsToGPUPipeline();
 
 /// Attribute of a kernel function after stage 4: the dynamic shared bytes
 /// its launch must request (absent when its buffers are static).
-constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
-    "mirage.dynamic_shared_bytes";
+using kernel::kDynamicSharedBytesAttr;
 /// Attribute of the gpu.binary stage 5 writes: kernel name ->
 /// [dynamic shared bytes, static shared bytes].
-constexpr llvm::StringLiteral kPtxKernelsAttr = "mirage.kernels";
+using kernel::kPtxKernelsAttr;
 
 /// Adds the dialects and extensions the GPU lowering creates or interprets
 /// (gpu, nvgpu, nvvm, llvm, the NVVM target and LLVM IR translation
@@ -138,11 +141,11 @@ void buildLoopsToGPUPipeline(mlir::OpPassManager &pm,
 // Stages (each usable on its own; lowerLoopsToPTX runs them in this order)
 //===----------------------------------------------------------------------===//
 
-/// Functions of `module` carrying the `mirage.kernel` attribute.
+/// Functions of `module` carrying the `mirage_kernel.kernel` attribute.
 llvm::SmallVector<mlir::func::FuncOp> getMirageKernels(mlir::ModuleOp module);
 
 /// Stage 1: maps the block forall of `kernel` to a gpu.launch with the grid of
-/// the forall and the block of `mirage.block`, the nested thread and warp
+/// the forall and the block of `mirage_kernel.block`, the nested thread and warp
 /// foralls to thread ids (with a barrier after each), then hoists loop
 /// invariants and keeps warp accumulators in registers across the for-loop.
 mlir::LogicalResult mapKernelToGPU(mlir::func::FuncOp kernel);

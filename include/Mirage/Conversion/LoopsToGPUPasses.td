@@ -18,7 +18,7 @@ def MirageWorkgroupAllocToGlobal
     (ptxas refuses more than 48 KiB of static shared data), they become
     `memref.view`s of one `gpu.dynamic_shared_memory` at 128-byte aligned
     offsets starting at `dynamic-reserve`, and the function gets
-    `mirage.dynamic_shared_bytes` (the size the launch must request). This
+    `mirage_kernel.dynamic_shared_bytes` (the size the launch must request). This
     form needs the allocs inside a `gpu.launch`.
 
     Example:
@@ -44,7 +44,7 @@ def MirageWorkgroupAllocToGlobal
 }
 
 // The stages of the GPU half of the code generator, one pass each, on the
-// nested `@mirage_kernels` module and its `mirage.kernel` functions. The
+// nested `@mirage_kernels` module and its `mirage_kernel.kernel` functions. The
 // registered pipeline `mirage-loops-to-gpu` runs them in order (LoopsToGPU.h,
 // buildLoopsToGPUPipeline), so `--mlir-print-ir-after`, `--mlir-timing` and
 // crash reproducers work per stage.
@@ -53,16 +53,16 @@ def MirageGPUMapForalls : Pass<"mirage-gpu-map-foralls", "::mlir::ModuleOp"> {
   let summary = "stage 1: map a kernel's foralls to a gpu.launch and thread "
                 "ids";
   let description = [{
-    For every `mirage.kernel` function: the block `scf.forall` becomes a
+    For every `mirage_kernel.kernel` function: the block `scf.forall` becomes a
     `gpu.launch` whose grid is the forall's extents and whose block is the
-    function's `mirage.block`; thread and warp foralls become thread-id
+    function's `mirage_kernel.block`; thread and warp foralls become thread-id
     guarded code with a barrier after each; loop invariants leave the
     for-loop and warp accumulator tiles are carried in registers across it.
 
     Example:
     ```mlir
-    func.func @G_k0(...) attributes {mirage.kernel,
-        mirage.grid = array<i64: 4, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(...) attributes {mirage_kernel.kernel,
+        mirage_kernel.grid = array<i64: 4, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       scf.forall (%bx, %by, %bz) in (4, 1, 1) { ... }
           {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
     }
@@ -78,7 +78,7 @@ def MirageGPUMapForalls : Pass<"mirage-gpu-map-foralls", "::mlir::ModuleOp"> {
 def MirageGPUTensorCores : Pass<"mirage-gpu-tensor-cores", "::mlir::ModuleOp"> {
   let summary = "stage 2: warp vector.contracts to ldmatrix and mma.sync";
   let description = [{
-    Every warp `vector.contract` of a `mirage.kernel` function becomes
+    Every warp `vector.contract` of a `mirage_kernel.kernel` function becomes
     `nvgpu.ldmatrix` fragment loads and `mma.sync` (f16; bf16 through
     `nvvm.mma.sync`; f32 only with `tf32`). A contraction that cannot be
     mapped is an error on it. With `fma`, scalar f32 multiply-adds get
@@ -104,9 +104,9 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
   let summary = "stage 3: cp.async copies, the plan's pipelines, swizzled "
                 "tiles";
   let description = [{
-    16-byte global-to-shared copies of a `mirage.kernel` function become
+    16-byte global-to-shared copies of a `mirage_kernel.kernel` function become
     `cp.async`; the copies the loop IR marks as a pipeline
-    (`mirage.prefetch_stages`, `mirage.prefetch_group`: the launch plan's
+    (`mirage_kernel.prefetch_stages`, `mirage_kernel.prefetch_group`: the launch plan's
     stages) become one commit group per stage, waited for with
     `cp.async.wait_group stages - 1` in the loop. Shared tiles read by
     `ldmatrix` are XOR-swizzled.
@@ -133,25 +133,25 @@ def MirageGPUSerializeToPTX
     : Pass<"mirage-gpu-serialize-to-ptx", "::mlir::ModuleOp"> {
   let summary = "stage 5: outline the kernels, lower to NVVM, write PTX";
   let description = [{
-    Outlines the `gpu.launch` of every `mirage.kernel` function into one
+    Outlines the `gpu.launch` of every `mirage_kernel.kernel` function into one
     `gpu.module` (entry names = kernel names, one `.u64` parameter per memref
-    argument, `.minnctapersm` from `mirage.min_blocks_per_sm`), lowers it to
+    argument, `.minnctapersm` from `mirage_kernel.min_blocks_per_sm`), lowers it to
     NVVM and serialises it to PTX; host functions are erased. A chip that is
     no target's is refused before anything is changed.
 
     The module is left holding one `gpu.binary @mirage_kernels_ptx` whose
-    object has `assembly = "<PTX>"`; the binary carries `mirage.kernels`, a
+    object has `assembly = "<PTX>"`; the binary carries `mirage_kernel.ptx_kernels`, a
     dictionary of kernel name to `[dynamic shared bytes, static shared
     bytes]`. `ptx-file` also writes the PTX text to a file.
 
     Example:
     ```mlir
     builtin.module @mirage_kernels {
-      func.func @G_k0(...) attributes {mirage.kernel, ...} { gpu.launch ... }
+      func.func @G_k0(...) attributes {mirage_kernel.kernel, ...} { gpu.launch ... }
     }
     // becomes
     builtin.module @mirage_kernels attributes {gpu.container_module} {
-      gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 24576>}}
+      gpu.binary @mirage_kernels_ptx {mirage_kernel.ptx_kernels = {G_k0 = array<i64: 0, 24576>}}
           [#gpu.object<#nvvm.target<chip = "sm_90", ...>, assembly = "...">]
     }
     ```

@@ -62,10 +62,11 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     args.push_back(
         memrefOf(ctx, block.values[out].shape, block.values[out].type));
   auto fn = func::FuncOp::create(mb, loc, name, mb.getFunctionType(args, {}));
-  fn->setAttr("mirage.kernel", mb.getUnitAttr());
-  fn->setAttr("mirage.grid", mb.getDenseI64ArrayAttr(
+  fn->setAttr(kernel::kKernelAttr, mb.getUnitAttr());
+  fn->setAttr(kernel::kGridAttr, mb.getDenseI64ArrayAttr(
                                  {block.grid[0], block.grid[1], block.grid[2]}));
-  fn->setAttr("mirage.block", mb.getDenseI64ArrayAttr({plan.threads, 1, 1}));
+  fn->setAttr(kernel::kBlockAttr,
+              mb.getDenseI64ArrayAttr({plan.threads, 1, 1}));
   fn->setAttr(kMinBlocksPerSMAttr, mb.getI64IntegerAttr(plan.minBlocksPerSM));
   Block *entry = fn.addEntryBlock();
   OpBuilder fb = OpBuilder::atBlockEnd(entry);

@@ -203,9 +203,9 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
   auto host =
       func::FuncOp::create(mb, loc, name, mb.getFunctionType(argTypes, {}));
   emitted.push_back(host);
-  host->setAttr("mirage.graph", mb.getStringAttr(name));
+  host->setAttr(kernel::kHostGraphAttr, mb.getStringAttr(name));
   if (!graph.reference.empty())
-    host->setAttr("mirage.reference", mb.getStringAttr(graph.reference));
+    host->setAttr(kernel::kHostReferenceAttr, mb.getStringAttr(graph.reference));
   OpBuilder hb = OpBuilder::atBlockEnd(host.addEntryBlock());
   SmallVector<Value> bufs;
   unsigned arg = 0;

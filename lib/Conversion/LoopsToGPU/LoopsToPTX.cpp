@@ -32,7 +32,7 @@ void mirage::registerLoopsToGPUDependentDialects(DialectRegistry &registry) {
                   gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
                   memref::MemRefDialect, NVVM::NVVMDialect,
                   nvgpu::NVGPUDialect, scf::SCFDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+                  vector::VectorDialect, mirage::kernel::KernelDialect>();
   // ConvertToLLVM interfaces used by convert-gpu-to-nvvm, the NVVM target
   // serialiser and LLVM IR translation.
   registerAllExtensions(registry);

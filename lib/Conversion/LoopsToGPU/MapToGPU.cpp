@@ -1,7 +1,7 @@
 //===- MapToGPU.cpp - Stage 1: foralls to gpu.launch, accumulators in regs ===//
 //
 // The block forall becomes a gpu.launch (grid = forall trip counts, block =
-// `mirage.block`, the induction variables gpu.block_id), then thread and warp
+// `mirage_kernel.block`, the induction variables gpu.block_id), then thread and warp
 // foralls become thread-id guarded bodies with a barrier after each
 // (upstream's mapNestedForallToThreadsImpl, called from C++). Then
 // loop-invariant code leaves the for-loop and the warp phases'
@@ -62,7 +62,7 @@ void simplify(Operation *root) {
 SmallVector<func::FuncOp> mirage::getMirageKernels(ModuleOp module) {
   SmallVector<func::FuncOp> kernels;
   for (auto f : module.getOps<func::FuncOp>())
-    if (f->hasAttr("mirage.kernel"))
+    if (f->hasAttr(mirage::kernel::kKernelAttr))
       kernels.push_back(f);
   return kernels;
 }
@@ -126,12 +126,13 @@ static FailureOr<gpu::LaunchOp> launchOverBlocks(RewriterBase &rewriter,
 
 LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
-  auto block = kernel->getAttrOfType<DenseI64ArrayAttr>("mirage.block");
+  auto block =
+      kernel->getAttrOfType<DenseI64ArrayAttr>(mirage::kernel::kBlockAttr);
   if (!block || block.size() != 3 ||
       llvm::any_of(block.asArrayRef(), [](int64_t d) { return d <= 0; }))
-    return kernel.emitError(
-        "mirage kernel needs `mirage.block = array<i64: x, y, z>` with "
-        "positive sizes");
+    return kernel.emitError("mirage kernel needs `")
+           << mirage::kernel::kBlockAttr
+           << " = array<i64: x, y, z>` with positive sizes";
   auto foralls = llvm::to_vector(kernel.getOps<scf::ForallOp>());
   if (foralls.size() != 1 || !foralls.front().getMapping() ||
       !llvm::all_of(*foralls.front().getMapping(), [](Attribute a) {

@@ -1,7 +1,7 @@
 //===- StagePasses.cpp - One pass per stage of the GPU lowering -----------===//
 //
 // Thin passes over the stage functions of LoopsToGPU.h, each applied to the
-// `mirage.kernel` functions of the module it is anchored on. The pipeline
+// `mirage_kernel.kernel` functions of the module it is anchored on. The pipeline
 // that chains them is in LoopsToPTX.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -104,7 +104,7 @@ struct SerializeToPTX
     }
     SmallVector<func::FuncOp> kernels = mirage::getMirageKernels(module);
     if (kernels.empty()) {
-      module.emitError("no `mirage.kernel` function in the module");
+      module.emitError("no `mirage_kernel.kernel` function in the module");
       return signalPassFailure();
     }
     Builder b(module.getContext());

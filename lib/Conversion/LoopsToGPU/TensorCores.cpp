@@ -12,7 +12,8 @@
 //     (unrealized cast) so the upstream conversion builds the ldmatrix
 //     fragments; afterwards the loads go back to the bf16 buffer and the
 //     mma.syncs fed by them become bf16 nvgpu.mma.sync, lowered by
-//     BF16MmaSync.cpp (ldmatrix moves b16 bits, so the view is exact);
+//     UpstreamWorkarounds.cpp (ldmatrix moves b16 bits, so the view is
+//     exact);
 //   * after the conversion no f16/bf16 contract may survive (checked).
 // f32 contracts become tf32 mma.sync only when asked (lower precision).
 //
@@ -31,6 +32,7 @@
 #include "llvm/Support/Debug.h"
 
 #include "Simplify.h"
+#include "UpstreamWorkarounds.h"
 
 #define DEBUG_TYPE "mirage-loops-to-gpu"
 
@@ -147,69 +149,6 @@ retypeBF16Operands(ArrayRef<vector::ContractionOp> contracts) {
     if (oldRead->use_empty())
       oldRead->erase();
   return casts;
-}
-
-/// LLVM 22's convertVectorToNVVMCompatibleMMASync seeds its op slices not
-/// only at contractions but at every op of its elementwise list, scalar ones
-/// included, and then fails on them in nvgpu mode ("unhandled vector to mma
-/// type: arith.negf"): one scalar addf/mulf/extf in a thread phase, or an
-/// arith.muli in index math, breaks the whole kernel. Such scalar ops are
-/// hidden behind an unrealized cast while the conversion runs and restored
-/// exactly (name, operands, properties, attributes) afterwards.
-constexpr StringLiteral kHiddenName = "mirage.hidden_op";
-constexpr StringLiteral kHiddenProps = "mirage.hidden_props";
-
-bool isScalarElementwiseSeed(Operation *op) {
-  if (!isa<arith::AddFOp, arith::MulFOp, arith::SubFOp, arith::MaximumFOp,
-           arith::MinimumFOp, arith::DivFOp, arith::AddIOp, arith::MulIOp,
-           arith::SubIOp, arith::DivSIOp, arith::DivUIOp, arith::NegFOp,
-           arith::ExtFOp>(op))
-    return false;
-  auto isVec = [](Type t) { return isa<VectorType>(t); };
-  return llvm::none_of(op->getOperandTypes(), isVec) &&
-         llvm::none_of(op->getResultTypes(), isVec);
-}
-
-SmallVector<UnrealizedConversionCastOp> hideScalarSeeds(func::FuncOp kernel) {
-  SmallVector<Operation *> seeds;
-  kernel.walk([&](Operation *op) {
-    if (isScalarElementwiseSeed(op))
-      seeds.push_back(op);
-  });
-  SmallVector<UnrealizedConversionCastOp> hidden;
-  for (Operation *op : seeds) {
-    OpBuilder b(op);
-    auto cast = UnrealizedConversionCastOp::create(
-        b, op->getLoc(), op->getResultTypes(), op->getOperands());
-    cast->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    cast->setAttr(kHiddenName, b.getStringAttr(op->getName().getStringRef()));
-    if (Attribute props = op->getPropertiesAsAttribute())
-      cast->setAttr(kHiddenProps, props);
-    op->replaceAllUsesWith(cast->getResults());
-    op->erase();
-    hidden.push_back(cast);
-  }
-  return hidden;
-}
-
-LogicalResult restoreScalarSeeds(ArrayRef<UnrealizedConversionCastOp> hidden) {
-  for (UnrealizedConversionCastOp cast : hidden) {
-    auto name = cast->getAttrOfType<StringAttr>(kHiddenName);
-    OperationState state(cast.getLoc(), name.getValue());
-    state.addOperands(cast.getOperands());
-    state.addTypes(cast.getResultTypes());
-    state.propertiesAttr = cast->getAttr(kHiddenProps);
-    for (NamedAttribute a : cast->getDiscardableAttrs())
-      if (a.getName() != kHiddenName && a.getName() != kHiddenProps)
-        state.addAttribute(a.getName(), a.getValue());
-    OpBuilder b(cast);
-    Operation *op = b.create(state);
-    if (!op)
-      return cast.emitError("internal: could not restore ") << name;
-    cast->replaceAllUsesWith(op->getResults());
-    cast->erase();
-  }
-  return success();
 }
 
 /// Element type of `t` (or of its elements) replaced f16 -> bf16.
@@ -375,11 +314,11 @@ LogicalResult mirage::convertContractsToTensorCores(func::FuncOp kernel,
   populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
   if (mlir::failed(applyPatternsGreedily(kernel, std::move(prepare))))
     return kernel.emitError("preparing contractions for mma.sync failed");
-  SmallVector<UnrealizedConversionCastOp> hidden = hideScalarSeeds(kernel);
+  SmallVector<UnrealizedConversionCastOp> hidden = mirage::detail::hideScalarMmaSeeds(kernel);
   IRRewriter rewriter(ctx);
   LogicalResult converted =
       convertVectorToNVVMCompatibleMMASync(rewriter, kernel);
-  if (mlir::failed(restoreScalarSeeds(hidden)))
+  if (mlir::failed(mirage::detail::restoreScalarMmaSeeds(hidden)))
     return failure();
   if (mlir::failed(converted))
     return kernel.emitError("vector.contract -> nvgpu.mma.sync failed");

@@ -31,6 +31,8 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FileSystem.h"
 
+#include "UpstreamWorkarounds.h"
+
 #include <cstdlib>
 
 #define DEBUG_TYPE "mirage-loops-to-gpu"
@@ -141,16 +143,7 @@ mirage::outlineAndSerializeToPTX(ModuleOp kernels,
     return failure();
 
   MLIRContext *ctx = kernels.getContext();
-  // The malloc trap (gpu-lowering.md 2.2): a memref.alloc left in a kernel
-  // becomes a per-thread malloc without any error from the conversion
-  // (memref.alloca, per-thread local memory, is fine).
-  WalkResult alloc = (*gpuModule).walk([](memref::AllocOp op) {
-    op->emitError("memref.alloc inside a GPU kernel would become a "
-                  "per-thread malloc; workgroup buffers must be placed by "
-                  "mirage-workgroup-alloc-to-global");
-    return WalkResult::interrupt();
-  });
-  if (alloc.wasInterrupted())
+  if (failed(mirage::detail::rejectKernelMallocs(*gpuModule)))
     return failure();
   // Transfers that did not become cp.async, ldmatrix or fragment loads
   // (copies with async-copies off, copies other than 16 bytes, stores to
@@ -164,21 +157,7 @@ mirage::outlineAndSerializeToPTX(ModuleOp kernels,
   mirage::populateVectorTransferToLoadStorePatterns(transfers);
   if (failed(applyPatternsGreedily(*gpuModule, std::move(transfers))))
     return gpuModule->emitError("lowering vector transfers failed");
-  // Their loads and stores would get element alignment and become scalar
-  // accesses. The loop IR emits power-of-two-sized copies at multiples of
-  // their size (the same assumption cp.async makes), so say so, up to the
-  // 16 bytes of the widest PTX access.
-  (*gpuModule).walk([&](Operation *op) {
-    if (!isa<vector::LoadOp, vector::StoreOp>(op) || before.contains(op))
-      return;
-    VectorType vt = isa<vector::LoadOp>(op)
-                        ? cast<vector::LoadOp>(op).getVectorType()
-                        : cast<vector::StoreOp>(op).getVectorType();
-    int64_t bytes = vt.getNumElements() * vt.getElementTypeBitWidth() / 8;
-    if (vt.getRank() == 1 && bytes >= 4 && llvm::isPowerOf2_64(bytes))
-      op->setAttr("alignment", IntegerAttr::get(IntegerType::get(ctx, 64),
-                                                std::min<int64_t>(bytes, 16)));
-  });
+  mirage::detail::alignVectorAccesses(*gpuModule, before);
 
   PassManager pm(ctx, ModuleOp::getOperationName());
   GpuNVVMAttachTargetOptions target;
@@ -204,19 +183,7 @@ mirage::outlineAndSerializeToPTX(ModuleOp kernels,
   if (failed(pm.run(kernels)))
     return failure();
 
-  // gpu.dynamic_shared_memory lowers to an *internal* zero-length .shared
-  // global, which NVPTX prints as a 1-byte static variable
-  // (`.shared .align 16 .b8 __dynamic_shmem__0;`, gpu-lowering.md 7.3), so
-  // the kernel would address past a static symbol. With external linkage it
-  // becomes the CUDA form `.extern .shared .align 16 .b8 name[];`, the base
-  // of the dynamic region.
-  (*gpuModule).walk([](LLVM::GlobalOp g) {
-    auto arr = dyn_cast<LLVM::LLVMArrayType>(g.getGlobalType());
-    if (arr && arr.getNumElements() == 0 &&
-        g.getAddrSpace() ==
-            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared))
-      g.setLinkage(LLVM::Linkage::External);
-  });
+  mirage::detail::externalizeDynamicSharedMemory(*gpuModule);
 
   // Math functions lower to libdevice calls (__nv_expf, ...). The NVVM
   // serialiser links libdevice only if it finds a CUDA toolkit, from the

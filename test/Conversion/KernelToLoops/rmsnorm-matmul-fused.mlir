@@ -36,7 +36,7 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: mirage_kernel.graph "fused"
 // CHECK-LABEL: module @mirage_kernels
 // CHECK: func.func @fused_k0(%[[X:[a-z0-9]+]]: memref<4x64xf16>, %[[W:[a-z0-9]+]]: memref<64x48xf16>, %[[O:[a-z0-9]+]]: memref<4x48xf16>)
-// CHECK-SAME: mirage.block = array<i64: 128, 1, 1>, mirage.grid = array<i64: 6, 1, 1>, mirage.kernel, mirage.min_blocks_per_sm = 8 : i64
+// CHECK-SAME: mirage_kernel.block = array<i64: 128, 1, 1>, mirage_kernel.grid = array<i64: 6, 1, 1>, mirage_kernel.kernel, mirage_kernel.min_blocks_per_sm = 8 : i64
 // CHECK: scf.forall (%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (6, 1, 1)
 // Tiles: X 4x16 f16 (padded to 16 rows) and W 16x8 f16, four buffers each,
 // the two accumulator states in f32 (the matmul's padded to 16 rows), the
@@ -54,14 +54,14 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: arith.constant 0.000000e+00 : f32
 // CHECK: } {mapping = [#gpu.thread<x>]}
 // The prologue: three stages of X and W copies, marked for the GPU path.
-// CHECK-COUNT-3: vector.transfer_write {{.*}} {in_bounds = [true], mirage.prefetch_group = {{[0-2]}} : i64, mirage.prefetch_stages = 4 : i64}
+// CHECK-COUNT-3: vector.transfer_write {{.*}} {in_bounds = [true], mirage_kernel.prefetch_group = {{[0-2]}} : i64, mirage_kernel.prefetch_stages = 4 : i64}
 // CHECK: scf.for %[[IT:.*]] = %{{.*}} to %c4
 // CHECK: affine.min #{{.*}}(%[[IT]])
 // The X iterator: 16-byte vectors at column 16·min(it + 3, 3), into the
 // buffer (it + 3) mod 4.
 // CHECK: memref.subview
 // CHECK: vector.transfer_read %[[X]][{{.*}}], %{{.*}} {in_bounds = [true]} : memref<4x64xf16>, vector<8xf16>
-// CHECK: vector.transfer_write {{.*}} {in_bounds = [true], mirage.prefetch_group = 3 : i64, mirage.prefetch_stages = 4 : i64}
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true], mirage_kernel.prefetch_group = 3 : i64, mirage_kernel.prefetch_stages = 4 : i64}
 // The W iterator (8 columns: one 16-byte vector per row).
 // CHECK: vector.transfer_read %[[W]]
 // The product: a warp phase of native contracts into the accumulator state.
@@ -105,5 +105,5 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
 // The host function calls the one kernel.
 // CHECK: func.func @fused(%{{.*}}: memref<4x64xf16>, %{{.*}}: memref<64x48xf16>, %{{.*}}: memref<4x48xf16>)
-// CHECK-SAME: mirage.graph = "fused"
+// CHECK-SAME: mirage_kernel.host_graph = "fused"
 // CHECK: call @fused_k0

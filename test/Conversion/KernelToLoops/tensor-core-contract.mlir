@@ -16,7 +16,7 @@ func.func @f(%a: tensor<32x64xf16>, %b: tensor<64x64xf16>) -> tensor<32x64xf16> 
 }
 
 // CHECK: func.func @mm_k0
-// CHECK-SAME: mirage.grid = array<i64: 1, 1, 1>
+// CHECK-SAME: mirage_kernel.grid = array<i64: 1, 1, 1>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c2
 // CHECK: scf.forall (%[[W:.*]]) in (4)
 // 2x8 output tiles of 16x8 over 4 warps.

@@ -13,7 +13,7 @@
 // SMEM-NOT: memref.alloc()
 
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 ptx-file=%t.ptx}))' | FileCheck %s --check-prefix=BIN
-// BIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 58368, 0>}}
+// BIN: gpu.binary @mirage_kernels_ptx {mirage_kernel.ptx_kernels = {G_k0 = array<i64: 58368, 0>}}
 
 // The dynamic region is the CUDA-style extern array, no static .shared data.
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PTX
@@ -26,7 +26,7 @@
 
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<256x256xf16>, %a1: memref<256x256xf16>, %a2: memref<256x256xf16>) attributes {mirage.kernel, mirage.grid = array<i64: 2, 4, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<256x256xf16>, %a1: memref<256x256xf16>, %a2: memref<256x256xf16>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 2, 4, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %cst = arith.constant 0.000000e+00 : f32
       %pad = arith.constant 0.000000e+00 : f16

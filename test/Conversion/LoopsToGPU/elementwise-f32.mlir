@@ -10,7 +10,7 @@
 // global memory directly; its multiply-add becomes one fma.rn.
 
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 ptx-file=%t.ptx}))' | FileCheck %s --check-prefix=BIN
-// BIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 16384>, G_k1 = array<i64: 0, 0>}}
+// BIN: gpu.binary @mirage_kernels_ptx {mirage_kernel.ptx_kernels = {G_k0 = array<i64: 0, 16384>, G_k1 = array<i64: 0, 0>}}
 // BIN-SAME: .visible .entry G_k0(
 // BIN-SAME: .visible .entry G_k1(
 
@@ -34,7 +34,7 @@
 
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<512x512xf32>, %a1: memref<512x512xf32>, %a2: memref<512x512xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 16, 8, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<512x512xf32>, %a1: memref<512x512xf32>, %a2: memref<512x512xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 16, 8, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %pad = arith.constant 0.000000e+00 : f32
       scf.forall (%bx, %by, %bz) in (16, 8, 1) {
         %Xs = memref.alloc() : memref<32x64xf32, #gpu.address_space<workgroup>>
@@ -76,7 +76,7 @@ module {
       } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
       return
     }
-    func.func @G_k1(%a0: memref<512x512xf32>, %a1: memref<512x512xf32>, %a2: memref<512x512xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 512, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k1(%a0: memref<512x512xf32>, %a1: memref<512x512xf32>, %a2: memref<512x512xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 512, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       scf.forall (%bx, %by, %bz) in (512, 1, 1) {
         scf.forall (%t) in (128) {
           %c128 = arith.constant 128 : index

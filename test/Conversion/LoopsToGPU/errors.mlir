@@ -8,7 +8,7 @@
 // CHECK: error: vector.contract vector<16x16xf16> x vector<16x16xf16> -> vector<16x16xf32> cannot map to tensor cores (mma.sync): shape must be the native m16n8k16 tile (A 16x16, B 8x16, C 16x8)
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<16x16xf16>, %a1: memref<16x16xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 1, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<16x16xf16>, %a1: memref<16x16xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %pad = arith.constant 0.0 : f16
       %cst = arith.constant 0.0 : f32
@@ -34,7 +34,7 @@ module {
 // CHECK: error: vector.contract vector<16x16xi8> x vector<8x16xi8> -> vector<16x8xi32> cannot be lowered: only f16/bf16 (and f32 with tf32=true) warp contractions map to tensor cores
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<16x16xi8>) attributes {mirage.kernel, mirage.grid = array<i64: 1, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<16x16xi8>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %pad = arith.constant 0 : i8
       %z = arith.constant dense<0> : vector<16x8xi32>
@@ -55,10 +55,10 @@ module {
 
 // -----
 
-// CHECK: error: mirage kernel needs `mirage.block = array<i64: x, y, z>` with positive sizes
+// CHECK: error: mirage kernel needs `mirage_kernel.block = array<i64: x, y, z>` with positive sizes
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 1, 1, 1>} {
+    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>} {
       scf.forall (%bx, %by, %bz) in (1, 1, 1) {
       } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
       return
@@ -74,7 +74,7 @@ module {
 // LIBDEVICE: error: kernels call libdevice math functions but /nonexistent/nvvm/libdevice/libdevice.10.bc does not exist; set the CUDA toolkit path (cuda-path)
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 1, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       scf.forall (%bx, %by, %bz) in (1, 1, 1) {
         scf.forall (%t) in (128) {
           %x = memref.load %a0[%t] : memref<128xf32>
@@ -94,7 +94,7 @@ module {
 // CHECK: error: memref.alloc inside a GPU kernel would become a per-thread malloc; workgroup buffers must be placed by mirage-workgroup-alloc-to-global
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 1, 1, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<128xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       scf.forall (%bx, %by, %bz) in (1, 1, 1) {
         %tmp = memref.alloc() : memref<128xf32>
         scf.forall (%t) in (128) {

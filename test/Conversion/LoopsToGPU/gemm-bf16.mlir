@@ -13,7 +13,7 @@
 // MMA-NOT: nvgpu.mma.sync
 
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 ptx-file=%t.ptx}))' | FileCheck %s --check-prefix=BIN
-// BIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 24576>}}
+// BIN: gpu.binary @mirage_kernels_ptx {mirage_kernel.ptx_kernels = {G_k0 = array<i64: 0, 24576>}}
 // BIN-SAME: .visible .entry G_k0(
 // BIN-SAME: cp.async.cg.shared.global
 // BIN-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
@@ -27,7 +27,7 @@
 
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<256x256xbf16>, %a1: memref<256x256xbf16>, %a2: memref<256x256xbf16>) attributes {mirage.kernel, mirage.grid = array<i64: 4, 4, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<256x256xbf16>, %a1: memref<256x256xbf16>, %a2: memref<256x256xbf16>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 4, 4, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %cst = arith.constant 0.000000e+00 : f32
       %pad = arith.constant 0.000000e+00 : bf16

@@ -23,7 +23,7 @@
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 ptx-file=%t.sm_80.ptx}))' | FileCheck %s --check-prefix=BIN
 // BIN: module @mirage_kernels attributes {gpu.container_module}
 // BIN-NOT: func.func
-// BIN: gpu.binary @mirage_kernels_ptx {mirage.kernels = {G_k0 = array<i64: 0, 24576>}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// BIN: gpu.binary @mirage_kernels_ptx {mirage_kernel.ptx_kernels = {G_k0 = array<i64: 0, 24576>}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 // BIN-SAME: assembly = "
 // BIN-SAME: .target sm_80
 // BIN-SAME: .visible .entry G_k0(
@@ -60,7 +60,7 @@
 
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<256x256xf16>, %a1: memref<256x256xf16>, %a2: memref<256x256xf16>) attributes {mirage.kernel, mirage.grid = array<i64: 4, 4, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<256x256xf16>, %a1: memref<256x256xf16>, %a2: memref<256x256xf16>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 4, 4, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %cst = arith.constant 0.000000e+00 : f32
       %pad = arith.constant 0.000000e+00 : f16

@@ -18,7 +18,7 @@
 
 module {
   builtin.module @mirage_kernels {
-    func.func @G_k0(%a0: memref<256x256xf32>, %a1: memref<256x256xf32>, %a2: memref<256x256xf32>) attributes {mirage.kernel, mirage.grid = array<i64: 4, 4, 1>, mirage.block = array<i64: 128, 1, 1>} {
+    func.func @G_k0(%a0: memref<256x256xf32>, %a1: memref<256x256xf32>, %a2: memref<256x256xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 4, 4, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %cst = arith.constant 0.000000e+00 : f32
       %pad = arith.constant 0.000000e+00 : f32

@@ -23,6 +23,6 @@ func.func @wide(%x: tensor<2x16384xf16>, %w: tensor<1x16384xf16>) -> tensor<2x16
 // CHECK-NOT: error
 
 // LOOPS: func.func @wide_rms_k0
-// LOOPS-SAME: mirage.grid = array<i64: 2, 1, 1>
+// LOOPS-SAME: mirage_kernel.grid = array<i64: 2, 1, 1>
 // LOOPS: func.func @wide_rms_k1
 // LOOPS-NOT: func.func @wide_rms_k2

@@ -19,6 +19,58 @@ void KernelDialect::initialize() {
 
 MIRAGE_DEFINE_SHARED_OP_INFERENCE(mirage::kernel)
 
+LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto positiveTriple = [&]() -> LogicalResult {
+    auto dims = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!dims || dims.size() != 3 ||
+        llvm::any_of(dims.asArrayRef(), [](int64_t d) { return d <= 0; }))
+      return op->emitError("'")
+             << name << "' must be array<i64: x, y, z> with positive sizes";
+    return success();
+  };
+  auto integerAtLeast = [&](int64_t least) -> LogicalResult {
+    auto i = dyn_cast<IntegerAttr>(value);
+    if (!i || !i.getType().isSignlessInteger() || i.getInt() < least)
+      return op->emitError("'")
+             << name << "' must be an integer of at least " << least;
+    return success();
+  };
+  if (name == KernelAttrHelper::getNameStr())
+    return isa<UnitAttr>(value)
+               ? success()
+               : op->emitError("'") << name << "' must be a unit attribute";
+  if (name == GridAttrHelper::getNameStr() ||
+      name == BlockAttrHelper::getNameStr())
+    return positiveTriple();
+  if (name == MinBlocksPerSmAttrHelper::getNameStr() ||
+      name == PrefetchStagesAttrHelper::getNameStr())
+    return integerAtLeast(1);
+  if (name == DynamicSharedBytesAttrHelper::getNameStr() ||
+      name == PrefetchGroupAttrHelper::getNameStr())
+    return integerAtLeast(0);
+  if (name == HostGraphAttrHelper::getNameStr() ||
+      name == HostReferenceAttrHelper::getNameStr())
+    return isa<StringAttr>(value)
+               ? success()
+               : op->emitError("'") << name << "' must be a string";
+  if (name == PtxKernelsAttrHelper::getNameStr()) {
+    auto dict = dyn_cast<DictionaryAttr>(value);
+    if (!dict || llvm::any_of(dict, [](NamedAttribute k) {
+          auto sizes = dyn_cast<DenseI64ArrayAttr>(k.getValue());
+          return !sizes || sizes.size() != 2;
+        }))
+      return op->emitError("'")
+             << name
+             << "' must map kernel names to array<i64: dynamic, static>";
+    return success();
+  }
+  return op->emitError("unknown attribute '")
+         << name << "' of the mirage_kernel dialect";
+}
+
 LogicalResult GraphOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())

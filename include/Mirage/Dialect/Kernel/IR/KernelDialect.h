@@ -30,6 +30,29 @@ struct SharedOps {
   using RmsNorm = RmsNormOp;
   using Concat = ConcatOp;
 };
+
+/// Names of the launch attributes the levels below the kernel graph carry
+/// (KernelDialect.td, `discardableAttrs`; verified by the dialect).
+inline constexpr llvm::StringLiteral kKernelAttr =
+    KernelDialect::KernelAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kGridAttr =
+    KernelDialect::GridAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kBlockAttr =
+    KernelDialect::BlockAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kMinBlocksPerSMAttr =
+    KernelDialect::MinBlocksPerSmAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
+    KernelDialect::DynamicSharedBytesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPrefetchStagesAttr =
+    KernelDialect::PrefetchStagesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPrefetchGroupAttr =
+    KernelDialect::PrefetchGroupAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kHostGraphAttr =
+    KernelDialect::HostGraphAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kHostReferenceAttr =
+    KernelDialect::HostReferenceAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPtxKernelsAttr =
+    KernelDialect::PtxKernelsAttrHelper::getNameStr();
 } // namespace mirage::kernel
 
 #endif // MIRAGE_DIALECT_KERNEL_IR_KERNELDIALECT_H

@@ -26,6 +26,35 @@ def Kernel_Dialect : Dialect {
     ```
   }];
   let dependentDialects = ["::mirage::block::BlockDialect"];
+
+  // The launch configuration a kernel carries below this level, from the
+  // loop IR of mirage-lower-kernels-to-loops to the PTX: declared here, so
+  // that the levels agree on one spelling and the dialect verifies them
+  // (verifyOperationAttribute).
+  //   kernel               (func) a kernel's loop-level function
+  //   grid, block          (func) blocks of the launch and threads per block
+  //   min_blocks_per_sm    (func) the plan's occupancy promise (.minnctapersm)
+  //   dynamic_shared_bytes (func) dynamic shared memory the launch requests
+  //   prefetch_stages, prefetch_group
+  //                        (copy into shared memory) the plan's pipeline
+  //   host_graph, host_reference
+  //                        (func) the host function of a graph's launches,
+  //                        and the graph it is checked against
+  //   ptx_kernels          (gpu.binary) kernel -> [dynamic, static] shared
+  //                        bytes
+  let discardableAttrs = (ins
+    "::mlir::UnitAttr":$kernel,
+    "::mlir::DenseI64ArrayAttr":$grid,
+    "::mlir::DenseI64ArrayAttr":$block,
+    "::mlir::IntegerAttr":$min_blocks_per_sm,
+    "::mlir::IntegerAttr":$dynamic_shared_bytes,
+    "::mlir::IntegerAttr":$prefetch_stages,
+    "::mlir::IntegerAttr":$prefetch_group,
+    "::mlir::StringAttr":$host_graph,
+    "::mlir::StringAttr":$host_reference,
+    "::mlir::DictionaryAttr":$ptx_kernels
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 class Kernel_Op<string mnemonic, list<Trait> traits = []>

@@ -1,0 +1,63 @@
+//===- UpstreamWorkarounds.h - Where upstream MLIR 22 falls short -*- C++ -*-===//
+//
+// Every workaround of the GPU lowering for a defect of upstream MLIR 22.1 is
+// here (UpstreamWorkarounds.cpp), each with the test that pins the upstream
+// behaviour it works around (test/Conversion/LoopsToGPU/upstream-*.mlir,
+// run against the stock mlir-opt). When a pinning test starts failing,
+// upstream has changed: the workaround can go, or must change.
+//
+//   hideScalarMmaSeeds / restoreScalarMmaSeeds
+//       convertVectorToNVVMCompatibleMMASync fails a function with any scalar
+//       element-wise op in it.          upstream-scalar-mma-seeds.mlir
+//   populateBF16MmaSyncToNVVMPatterns (LoopsToGPU.h)
+//       convert-nvgpu-to-nvvm cannot lower a bf16 nvgpu.mma.sync; the bf16
+//       operands' f16 view for the fragment loads is in TensorCores.cpp
+//       (retypeBF16Operands).           upstream-bf16-mma-sync.mlir
+//   externalizeDynamicSharedMemory
+//       gpu.dynamic_shared_memory becomes an internal 1-byte static .shared
+//       variable.                       upstream-dynamic-shared-memory.mlir
+//   alignVectorAccesses
+//       vector.load/store lowered with element alignment: scalar accesses.
+//                                       upstream-vector-access-alignment.mlir
+//   rejectKernelMallocs (with the stage mirage-workgroup-alloc-to-global)
+//       a workgroup memref.alloc in a kernel silently becomes a per-thread
+//       malloc.                         upstream-workgroup-alloc-malloc.mlir
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_LIB_CONVERSION_LOOPSTOGPU_UPSTREAMWORKAROUNDS_H
+#define MIRAGE_LIB_CONVERSION_LOOPSTOGPU_UPSTREAMWORKAROUNDS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mirage::detail {
+
+/// Hides the scalar ops of `kernel` that upstream's mma.sync conversion
+/// would seed on behind unrealized casts; restoreScalarMmaSeeds puts them
+/// back exactly (name, operands, properties, attributes).
+llvm::SmallVector<mlir::UnrealizedConversionCastOp>
+hideScalarMmaSeeds(mlir::func::FuncOp kernel);
+mlir::LogicalResult
+restoreScalarMmaSeeds(llvm::ArrayRef<mlir::UnrealizedConversionCastOp> hidden);
+
+/// Gives the zero-length shared global that gpu.dynamic_shared_memory lowers
+/// to external linkage, so NVPTX prints `.extern .shared .align 16 .b8
+/// name[];`, the base of the dynamic region. Run after the NVVM conversion.
+void externalizeDynamicSharedMemory(mlir::gpu::GPUModuleOp module);
+
+/// Sets `alignment` on the 1-D vector.load/store of `module` not in
+/// `keep` (the ones the GPU stages placed themselves) to their size, up to 16
+/// bytes: the loop IR emits power-of-two-sized accesses at multiples of
+/// their size (the assumption cp.async makes too).
+void alignVectorAccesses(mlir::gpu::GPUModuleOp module,
+                         const llvm::SmallPtrSetImpl<mlir::Operation *> &keep);
+
+/// Fails with an error on a memref.alloc left inside a kernel of `module`
+/// (it would become a per-thread malloc).
+mlir::LogicalResult rejectKernelMallocs(mlir::gpu::GPUModuleOp module);
+
+} // namespace mirage::detail
+
+#endif // MIRAGE_LIB_CONVERSION_LOOPSTOGPU_UPSTREAMWORKAROUNDS_H

@@ -1,0 +1,73 @@
+// RUN: mirage-opt %s -split-input-file -verify-diagnostics
+
+// The launch attributes the levels below a kernel graph carry are declared
+// by the mirage_kernel dialect (discardableAttrs), which verifies them.
+
+// A well-formed loop-level kernel function and its host function.
+func.func @k0(%a: memref<16xf16>) attributes {
+    mirage_kernel.kernel, mirage_kernel.grid = array<i64: 4, 1, 1>,
+    mirage_kernel.block = array<i64: 128, 1, 1>,
+    mirage_kernel.min_blocks_per_sm = 8 : i64,
+    mirage_kernel.dynamic_shared_bytes = 0 : i64} {
+  return
+}
+func.func @host(%a: memref<16xf16>) attributes {
+    mirage_kernel.host_graph = "g", mirage_kernel.host_reference = "g_ref"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.grid' must be array<i64: x, y, z> with positive sizes}}
+func.func @zero_grid() attributes {mirage_kernel.grid = array<i64: 4, 0, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.block' must be array<i64: x, y, z> with positive sizes}}
+func.func @two_dims() attributes {mirage_kernel.block = array<i64: 128, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.kernel' must be a unit attribute}}
+func.func @not_unit() attributes {mirage_kernel.kernel = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.min_blocks_per_sm' must be an integer of at least 1}}
+func.func @no_occupancy() attributes {mirage_kernel.min_blocks_per_sm = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.dynamic_shared_bytes' must be an integer of at least 0}}
+func.func @negative_smem() attributes {mirage_kernel.dynamic_shared_bytes = -16 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.host_graph' must be a string}}
+func.func @host_not_string() attributes {mirage_kernel.host_graph = 3 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mirage_kernel.ptx_kernels' must map kernel names to array<i64: dynamic, static>}}
+func.func @bad_table() attributes {mirage_kernel.ptx_kernels = {k0 = array<i64: 0>}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown attribute 'mirage_kernel.gird' of the mirage_kernel dialect}}
+func.func @typo() attributes {mirage_kernel.gird = array<i64: 1, 1, 1>} {
+  return
+}
