@@ -75,8 +75,15 @@ Flags (last column):
   PER-COPY-WAITS      every commit group is one copy waited for at once, and
                       the groups repeat (see copies/group).
   UNDERFILLED         bytes moved >= 1 MB (10^6 B) and blocks < SMs.
-  FLIGHT<16KB         a cp.async kernel with < 16 KB (16,384 B) in flight per
-                      SM: below what copy bandwidth needs at DRAM latency.
+  FLIGHT<16KB         a memory-bound cp.async kernel with < 16 KB (16,384 B)
+                      in flight per SM: below what copy bandwidth needs at
+                      DRAM latency. Memory-bound: it moves at least one DRAM
+                      latency's worth of copy bandwidth (Little's law:
+                      3.0 TB/s × 700 ns = 2.1 MB on sm_90, 1.05 MB on
+                      sm_80). A smaller kernel is latency-bound: the whole
+                      machine keeping 16 KB per SM in flight would move more
+                      than it has in one round trip, and no amount in flight
+                      brings it below one.
   PLAN-SMEM-MISMATCH  the manifest's `plan_shared_bytes` differs from smem B.
   PTXAS-FAILED        ptxas rejected the PTX file (its columns show "-").
 
@@ -122,6 +129,13 @@ MAX_REGS_PER_BLOCK = 65536
 
 UNDERFILLED_BYTES = 10**6
 MIN_FLIGHT_PER_SM = 16 * 1024
+DRAM_LATENCY_S = 700e-9          # kernel-roofline.md: 600-800 ns
+
+
+def memory_bound(chip, moved):
+    """Moves at least bandwidth × latency: more than one round trip of the
+    whole machine (Little's law), so bytes in flight set its time."""
+    return moved >= chip.copy_bytes_per_s * DRAM_LATENCY_S
 
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8,
                "i8": 1, "i16": 2, "i32": 4, "i64": 8}
@@ -566,7 +580,8 @@ def kernel_flags(chip, launch, stats, ptxas_entry, ptxas_ok, moved, flight, mode
          and max(stats.wait_depths) == 0),
         ("PER-COPY-WAITS", stats.per_copy_waits > 0),
         ("UNDERFILLED", moved >= UNDERFILLED_BYTES and launch.blocks < chip.sms),
-        ("FLIGHT<16KB", flight is not None and flight < MIN_FLIGHT_PER_SM),
+        ("FLIGHT<16KB", flight is not None and flight < MIN_FLIGHT_PER_SM
+         and memory_bound(chip, moved)),
         ("PLAN-SMEM-MISMATCH", model["plan_shared_bytes"] is not None
          and model["plan_shared_bytes"] != launch.smem),
         ("PTXAS-FAILED", not ptxas_ok),
