@@ -61,8 +61,12 @@ struct Island {
 };
 
 /// The island around `seed` (an op with an f64 tensor result), or nullopt
-/// when it is not one this file narrows.
-std::optional<Island> islandOf(Operation *seed) {
+/// when it is not one this file narrows. `visited` gets every op the walk
+/// reached: all of them are in the seed's island, so a walk from any of
+/// them ends the same way (the reasons to stop are properties of the
+/// island: an op, a boundary type, a function argument).
+std::optional<Island> islandOf(Operation *seed,
+                               llvm::SmallPtrSetImpl<Operation *> &visited) {
   Island is;
   SmallVector<Operation *> work{seed};
   auto fail = [] { return std::nullopt; };
@@ -70,6 +74,7 @@ std::optional<Island> islandOf(Operation *seed) {
     Operation *op = work.pop_back_val();
     if (!is.ops.insert(op))
       continue;
+    visited.insert(op);
     if (!isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp,
              arith::ConstantOp>(op))
       return fail();
@@ -237,14 +242,11 @@ void mirage::import::narrowWidenedStatistics(Operation *root, bool remarks) {
       return;
     if (op->getParentOfType<linalg::LinalgOp>())
       return;
-    std::optional<Island> is = islandOf(op);
-    if (!is) {
-      seen.insert(op);
-      return;
-    }
-    for (Operation *o : is->ops)
-      seen.insert(o);
-    islands.push_back(std::move(*is));
+    // Every op the walk reached is in op's island: walked once, kept or not
+    // (a failed island's other ops would fail the same way, and walking
+    // each of them again was quadratic in the island's size).
+    if (std::optional<Island> is = islandOf(op, seen))
+      islands.push_back(std::move(*is));
   });
   for (Island &is : islands) {
     std::string type;
