@@ -77,6 +77,37 @@ TEST(FusionSearch, FindsFusedRmsNormMatmul) {
               r.referenceSeconds * 1e6);
 }
 
+// Only a graph cheaper than the reference can replace it, so a search whose
+// every fused graph costs more verifies none at the real shapes (for model
+// layers that check took minutes) and says why it found nothing.
+TEST(FusionSearch, NoFinalVerificationOfGraphsNoCheaperThanTheReference) {
+  UGraph ref = test::rmsMatmulReference(16, 1024, 2048, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 4;
+  opts.threads = 2;
+  auto fusedCostsMore = [](const UGraph &g) {
+    bool fused = llvm::any_of(
+        g.ops, [](const UOp &op) { return op.kind == OpKind::Custom; });
+    return fused ? 2e-6 : 1e-6;
+  };
+  FusionSearchResult r =
+      searchFusedKernel(ref, opts, fusedCostsMore, PruneFactory());
+  EXPECT_FALSE(r.found);
+  EXPECT_GT(r.stats.candidates, 0u); // fused graphs were found and ranked
+  EXPECT_EQ(r.stats.finalVerified, 0u);
+  EXPECT_NE(r.message.find("no fused kernel beats it (the cheapest is "
+                           "estimated at 2.00 us, the graph at 1.00 us)"),
+            std::string::npos)
+      << r.message;
+
+  // The same search with fused graphs cheaper verifies its answer.
+  auto fusedCostsLess = [&](const UGraph &g) { return 3e-6 - fusedCostsMore(g); };
+  FusionSearchResult cheaper =
+      searchFusedKernel(ref, opts, fusedCostsLess, PruneFactory());
+  ASSERT_TRUE(cheaper.found) << cheaper.message;
+  EXPECT_GE(cheaper.stats.finalVerified, 1u);
+}
+
 // With an eps and a weight the search still finds one fused kernel; the
 // paper's form, with the RMS accumulated in the matmul's for-loop, needs an
 // `rms_last` accumulator that carries the reference's eps.
