@@ -4,9 +4,10 @@
 // pulls at most its share of DRAM (CostModel.md); the cost model prefers
 // splitting K over a second grid axis, writing the two partial products per
 // split, and a combining kernel that sums the splits and applies silu and the
-// gate. The structure is checked: two kernels, the split axis of kernel 1
-// equal to the for-loop of kernel 2, partials concatenated along the rows,
-// the element-wise epilogue only in kernel 2.
+// gate. The structure is checked: two kernels, partials concatenated along
+// the rows, kernel 2 loading every split's rows at once and folding them by
+// a strided reduce to the 8 token rows (MultiKernel.md, "One round trip for
+// the combine"), the element-wise epilogue only in kernel 2.
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off threads=2 progress=false report=%t.json" -o %t.mlir 2>%t.err
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=REMARK < %t.err
@@ -47,12 +48,15 @@ func.func @gated_mlp(%x: tensor<8x32768xf16>, %w1: tensor<32768x256xf16>, %w2: t
 // The partial sums, splits concatenated along the rows (grid y → dim 0).
 // CHECK: mirage_block.output_saver {{.*}} omap = [1, 0, -1]
 // CHECK: mirage_block.output_saver {{.*}} omap = [1, 0, -1]
-// Kernel 2: the column blocks again, a for-loop over the S splits.
-// CHECK: mirage_kernel.custom(%[[P]]#0, %[[P]]#1) grid = {{\[}}[[G]], 1, 1] forloop = [[S]] : (tensor<[[R]]x256xf16>, tensor<[[R]]x256xf16>) -> tensor<8x256xf16>
-// CHECK: mirage_block.input_iterator {{.*}} imap = [1, -1, -1] fmap = 0
-// CHECK: mirage_block.accum sum
-// CHECK: mirage_block.input_iterator {{.*}} imap = [1, -1, -1] fmap = 0
-// CHECK: mirage_block.accum sum
+// Kernel 2: the column blocks again, one iteration: the S splits' rows
+// (S × 8) folded to 8.
+// CHECK: mirage_kernel.custom(%[[P]]#0, %[[P]]#1) grid = {{\[}}[[G]], 1, 1] forloop = 1 : (tensor<[[R]]x256xf16>, tensor<[[R]]x256xf16>) -> tensor<8x256xf16>
+// CHECK: mirage_block.input_iterator {{.*}} imap = [1, -1, -1] fmap = -1 : tensor<[[R]]x256xf16> -> tensor<[[R]]x{{[0-9]+}}xf16>
+// CHECK-NEXT: mirage_block.reduce sum {{.*}} dim 0 to 8 :
+// CHECK-NEXT: mirage_block.accum sum
+// CHECK: mirage_block.input_iterator {{.*}} imap = [1, -1, -1] fmap = -1
+// CHECK-NEXT: mirage_block.reduce sum {{.*}} dim 0 to 8 :
+// CHECK-NEXT: mirage_block.accum sum
 // CHECK: mirage_block.unary silu
 // CHECK: mirage_block.binary mul
 // CHECK: mirage_block.output_saver {{.*}} omap = [1, -1, -1] : tensor<8x{{[0-9]+}}xf16> -> tensor<8x256xf16>

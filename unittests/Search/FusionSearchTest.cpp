@@ -510,7 +510,9 @@ TEST(FusionSearch, GqaPruningRefinementsKeepEveryVerifiedGraph) {
 
 // The optimality gap: a gapped search skips patterns the exact one
 // enumerates, and its answer costs at most 1/(1 - gap) times the exact
-// search's answer.
+// search's answer. (With the one-round-trip combines the exact answer got
+// cheaper and bounds more patterns itself; a 30 % gap skipped none more
+// here, 50 % does.)
 TEST(FusionSearch, CostGapKeepsItsGuarantee) {
   UGraph ref = test::gqaReference(2, 64, 64, 4096);
   FusionSearchOptions opts;
@@ -518,7 +520,7 @@ TEST(FusionSearch, CostGapKeepsItsGuarantee) {
   opts.costFloor = h100TrafficFloor();
   opts.costGap = 0;
   FusionSearchResult exact = searchPruned(ref, opts);
-  const double gap = 0.3;
+  const double gap = 0.5;
   opts.costGap = gap;
   FusionSearchResult gapped = searchPruned(ref, opts);
   ASSERT_TRUE(exact.found && gapped.found);

@@ -141,6 +141,45 @@ TEST(SplitReduction, GqaPairStructure) {
   EXPECT_LE(vr.log2Bound, -64) << vr.message;
 }
 
+// With foldSplits the combine loads every split's partials in one
+// iteration and folds them by a strided reduce to one split's extent: the
+// same values as the for-loop over the splits (verified), in one round trip
+// where the loop took one per split, so the cost model ranks it cheaper.
+TEST(SplitReduction, FoldedCombineLoadsEverySplitAtOnce) {
+  UGraph ref = gqaReference(2, 16, 8, 256);
+  UGraph one = gqaOneKernelBlock(ref, 2, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph looped, folded;
+  ASSERT_TRUE(instantiateSplit(one, plan, ref, {2, 2, 1}, /*splits=*/8,
+                               /*forloop=*/4, looped));
+  ASSERT_TRUE(instantiateSplit(one, plan, ref, {2, 2, 1}, /*splits=*/8,
+                               /*forloop=*/4, folded, /*foldSplits=*/true));
+  // Kernel 1 is the same; kernel 2 has one iteration, and each partial is
+  // loaded whole along the split dim and reduced to one split's extent.
+  EXPECT_EQ(body(folded, 0).grid, body(looped, 0).grid);
+  const UGraph &k2 = body(folded, 1);
+  EXPECT_EQ(k2.forloopRange, 1);
+  std::vector<Shape> reduced;
+  for (const UOp &op : k2.ops)
+    if (op.kind == OpKind::Reduce) {
+      EXPECT_EQ(op.reduceKind(), ReduceKind::sum);
+      EXPECT_EQ(op.dim, 2);
+      reduced.push_back(k2.values[op.results[0]].shape);
+      EXPECT_EQ(k2.values[op.operands[0]].shape[2],
+                8 * k2.values[op.results[0]].shape[2]);
+    }
+  // The exp-sums fold [1, 8, 8 splits] to [1, 8, 1], the V sums
+  // [1, 8, 8 splits x 8] to [1, 8, 8].
+  EXPECT_EQ(reduced, (std::vector<Shape>{{1, 8, 1}, {1, 8, 8}}));
+
+  VerificationResult vr = verifyAt64Bits(folded, ref);
+  EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+  EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  EXPECT_LT(estimateCost(folded).seconds, estimateCost(looped).seconds)
+      << estimateCost(folded).describe() << estimateCost(looped).describe();
+}
+
 // At the paper's GQA shapes the one-kernel form has 64 blocks, each
 // streaming its head's K and V; the model prefers the split pair, and the
 // gain comes from the fill, not from traffic.

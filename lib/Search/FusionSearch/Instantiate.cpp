@@ -171,6 +171,15 @@ std::vector<Instance> fusion::cheapestInstances(
                 considerWidened(local, *l, /*stabilize=*/false);
               }
             considerWidened(pair, g);
+            // The same pair with a combine that loads every split at once.
+            UGraph folded;
+            if (splits > 1 &&
+                instantiateSplit(f.block, plan, reference, grid, splits, loop,
+                                 folded, /*foldSplits=*/true)) {
+              ++counts.instances;
+              ++counts.splitInstances;
+              considerWidened(pair, folded);
+            }
           });
   }
   std::vector<Instance> out;

@@ -157,7 +157,8 @@ static bool fitsTarget(const UGraph &block) {
 
 bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
                               const UGraph &ref, const GridDims &grid,
-                              int64_t splits, int64_t forloop, UGraph &out) {
+                              int64_t splits, int64_t forloop, UGraph &out,
+                              bool foldSplits) {
   const unsigned sa = plan.splitAxis;
   // Kernel 1: the loop part, the split axis added to every iterator that
   // walks the for-loop's class, one saver per accumulator.
@@ -191,19 +192,34 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   if (!fitsTarget(k1))
     return false;
 
-  // Kernel 2: fold the splits, then the after-loop part.
+  // Kernel 2: fold the splits, then the after-loop part. The splits are
+  // stacked along splitDim, split-major: a for-loop over them, or (with
+  // foldSplits) one tile of all of them reduced to one split's extent, whose
+  // element j folds the elements j, j + w, j + 2w, ... (the strided reduce
+  // of ShapeRules.h): the partials arrive in one round trip.
   UGraph k2(Level::Block);
   k2.grid = grid;
-  k2.forloopRange = splits;
+  k2.forloopRange = foldSplits ? 1 : splits;
   k2.target = fb.target;
   std::vector<int32_t> map2(fb.values.size(), -1);
   for (size_t i = 0; i < plan.partials.size(); ++i) {
     const SplitPlan::Partial &p = plan.partials[i];
     const UValue &saved = k1.values[k1.outputs[i]];
     int32_t in = k2.addInput(saved.shape, saved.type);
-    int32_t it = k2.addInputIterator(in, p.omap, p.splitDim);
+    int32_t it =
+        k2.addInputIterator(in, p.omap, foldSplits ? -1 : p.splitDim);
     if (it < 0)
       return false;
+    if (foldSplits) {
+      const int64_t extent = k2.values[it].shape[p.splitDim];
+      if (extent % splits != 0)
+        return false;
+      it = k2.addReduce(p.combine == AccumKind::max ? ReduceKind::max
+                                                    : ReduceKind::sum,
+                        it, p.splitDim, extent / splits);
+      if (it < 0)
+        return false;
+    }
     int32_t acc = k2.addAccum(p.combine, it, -1, 0);
     if (acc < 0)
       return false;

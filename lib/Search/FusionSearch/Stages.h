@@ -390,10 +390,13 @@ SplitPlan planSplit(const UGraph &block, const Pattern &pattern);
 /// Builds the split pair of `block` at the reference's real shapes: kernel
 /// 1 with `grid` plus `splits` blocks on the plan's split axis and a
 /// for-loop of `forloop`, kernel 2 with `grid` and a for-loop over the
-/// splits. False if a builder or the target's shared memory refuses it.
+/// splits. With `foldSplits`, kernel 2 instead loads every split's partial
+/// at once (one iteration) and folds them with a strided reduce along the
+/// split dim (MultiKernel.md, "One round trip for the combine"). False if a
+/// builder or the target's shared memory refuses it.
 bool instantiateSplit(const UGraph &block, const SplitPlan &plan,
                       const UGraph &ref, const GridDims &grid, int64_t splits,
-                      int64_t forloop, UGraph &out);
+                      int64_t forloop, UGraph &out, bool foldSplits = false);
 
 //===--- CombineGrid.cpp --------------------------------------------------===//
 
