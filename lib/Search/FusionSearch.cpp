@@ -315,9 +315,9 @@ FusionSearchResult searchOnce(const UGraph &reference,
   // verified at the real shapes: for model-scale layers that check is the
   // longest step (the Llama-405B gate layer spent 197 s verifying a fused
   // kernel it then did not use).
-  const double cheapestRanked =
-      ranked.empty() ? 0 : ranked.front().seconds;
-  const bool anyRanked = !ranked.empty();
+  std::optional<double> cheapestRanked;
+  if (!ranked.empty())
+    cheapestRanked = ranked.front().seconds;
   if (mode.verifyAnswer)
     llvm::erase_if(ranked, [&](const Instance &inst) {
       return !(inst.seconds < result.referenceSeconds);
@@ -354,22 +354,24 @@ FusionSearchResult searchOnce(const UGraph &reference,
   llvm::raw_string_ostream(budget)
       << "the search timed out (time-budget "
       << llvm::format("%g", opts.timeBudgetSeconds) << " s)";
-  std::string notCheaper;
-  llvm::raw_string_ostream(notCheaper)
-      << "no fused kernel beats it (the cheapest is estimated at "
-      << llvm::format("%.2f", cheapestRanked * 1e6) << " us, the graph at "
-      << llvm::format("%.2f", result.referenceSeconds * 1e6) << " us)";
-  if (!result.found)
-    result.message =
-        ranked.empty()
-            ? (anyRanked ? notCheaper + (timedOut ? "; " + budget : "")
-               : timedOut ? budget + " before it found a fused kernel"
-                          : "no fused kernel found in the search space")
-            : "no candidate passed verification at real shapes" +
-                  (lastVerifyMessage.empty()
-                       ? std::string()
-                       : " (" + lastVerifyMessage + ")") +
-                  (timedOut ? "; " + budget : std::string());
+  if (!result.found) {
+    llvm::raw_string_ostream os(result.message);
+    if (!ranked.empty()) {
+      os << "no candidate passed verification at real shapes";
+      if (!lastVerifyMessage.empty())
+        os << " (" << lastVerifyMessage << ")";
+    } else if (cheapestRanked) {
+      os << "no fused kernel beats it (the cheapest is estimated at "
+         << llvm::format("%.2f", *cheapestRanked * 1e6)
+         << " us, the graph at "
+         << llvm::format("%.2f", result.referenceSeconds * 1e6) << " us)";
+    } else {
+      os << (timedOut ? budget + " before it found a fused kernel"
+                      : "no fused kernel found in the search space");
+    }
+    if (timedOut && (!ranked.empty() || cheapestRanked))
+      os << "; " << budget;
+  }
 
   result.stats.patterns = patterns.size();
   for (const InstanceCounts &n : instancesPerPattern) {

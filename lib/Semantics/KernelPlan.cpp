@@ -81,15 +81,20 @@ int64_t mirage::residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
       0, std::min({target.maxBlocksPerSM, bySmem, byThreads}));
 }
 
-int64_t mirage::registerBoundBlocksPerSM(int64_t resident, int64_t threads,
-                                         const TargetInfo &target) {
+namespace {
+
+/// The blocks per SM a kernel of `threads` threads promises ptxas when
+/// `resident` fit by shared memory (KernelPlan::minBlocksPerSM).
+int64_t registerBoundBlocksPerSM(int64_t resident, int64_t threads,
+                                 const TargetInfo &target) {
   int64_t floorBudget = target.registersPerSM /
                         (std::max<int64_t>(1, threads) * kMinRegistersPerThread);
   return std::clamp<int64_t>(resident, 1, std::max<int64_t>(1, floorBudget));
 }
 
-int64_t mirage::registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
-                                         const TargetInfo &target) {
+/// Each thread's register budget at `blocksPerSM` resident blocks.
+int64_t registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
+                                 const TargetInfo &target) {
   // Registers are allocated per warp in units of 256, so a thread's share
   // is a multiple of 8.
   int64_t share = target.registersPerSM /
@@ -97,8 +102,6 @@ int64_t mirage::registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
                    std::max<int64_t>(1, threads));
   return std::min(target.maxRegistersPerThread, share / 8 * 8);
 }
-
-namespace {
 
 bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
 

@@ -72,4 +72,9 @@ std::string mirage::supportedChips() {
   return out;
 }
 
+std::string mirage::unsupportedChipMessage(llvm::StringRef chip) {
+  return "unsupported chip '" + chip.str() +
+         "' (supported: " + supportedChips() + ")";
+}
+
 int64_t mirage::bytesPerElement(unsigned bitWidth) { return (bitWidth + 7) / 8; }

@@ -47,9 +47,11 @@ void registerLoopsToGPU();
 /// Registers the pipeline mirage-loops-to-gpu (part of registerLoopsToGPU).
 void registerLoopsToGPUPipeline();
 
-/// Attribute of a kernel function after stage 4: the dynamic shared bytes
-/// its launch must request (absent when its buffers are static).
+/// Attributes of a kernel function after stage 4 (SharedPlacement): the
+/// dynamic shared bytes its launch must request, or its static .shared
+/// bytes; absent when 0.
 using kernel::kDynamicSharedBytesAttr;
+using kernel::kStaticSharedBytesAttr;
 /// Attribute of the gpu.binary stage 5 writes: kernel name ->
 /// [dynamic shared bytes, static shared bytes].
 using kernel::kPtxKernelsAttr;
@@ -166,13 +168,20 @@ mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
 mlir::LogicalResult optimizeSharedMemoryCopies(mlir::func::FuncOp kernel,
                                                bool asyncCopies, bool swizzle);
 
+/// Where stage 4 put a kernel's workgroup buffers: bytes of static .shared
+/// data, or the dynamic shared memory its launch must request (one of them
+/// is 0).
+struct SharedPlacement {
+  int64_t staticBytes = 0;
+  int64_t dynamicBytes = 0;
+};
+
 /// Stage 4: replaces the workgroup memref.allocs of `kernel` by module-level
 /// workgroup memref.globals, or, when their total exceeds `maxStaticBytes`,
 /// by memref.views of gpu.dynamic_shared_memory at offsets from `reserve` on.
-/// Returns the dynamic shared bytes the launch needs (0 for static).
-llvm::FailureOr<int64_t> placeWorkgroupBuffers(mlir::func::FuncOp kernel,
-                                               int64_t maxStaticBytes,
-                                               int64_t reserve);
+llvm::FailureOr<SharedPlacement> placeWorkgroupBuffers(mlir::func::FuncOp kernel,
+                                                       int64_t maxStaticBytes,
+                                                       int64_t reserve);
 
 /// Stage 5: outlines the gpu.launch of every kernel into one gpu.module
 /// (entry = kernel name), erases host code, lowers to NVVM with the

@@ -172,13 +172,6 @@ double sustainedSMBandwidth(double inFlightPerBlock, double resident,
 /// their addresses fit.
 constexpr int64_t kMinRegistersPerThread = 64;
 
-/// The blocks per SM a kernel of `threads` threads promises ptxas when
-/// `resident` fit by shared memory, and each thread's register budget then.
-int64_t registerBoundBlocksPerSM(int64_t resident, int64_t threads,
-                                 const TargetInfo &target);
-int64_t registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
-                                 const TargetInfo &target);
-
 /// Blocks one SM holds at once with `sharedBytes` and `threads` per block.
 int64_t residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
                             const TargetInfo &target);

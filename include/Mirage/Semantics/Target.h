@@ -97,6 +97,10 @@ std::optional<TargetInfo> lookupTargetByChip(llvm::StringRef chip);
 /// sm_90a".
 std::string supportedChips();
 
+/// The one diagnostic for a chip lookupTargetByChip refuses:
+/// "unsupported chip 'sm_75' (supported: sm_80, sm_90, sm_90a)".
+std::string unsupportedChipMessage(llvm::StringRef chip);
+
 /// Bytes per element of a μGraph element type (f16/bf16 2, f32 4, f64 8).
 int64_t bytesPerElement(unsigned bitWidth);
 

@@ -220,9 +220,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
       return success();
     std::optional<TargetInfo> byChip = lookupTargetByChip(chip);
     if (!byChip)
-      return getOperation()->emitError()
-             << "unsupported chip '" << chip
-             << "' (supported: " << supportedChips() << ")";
+      return getOperation()->emitError() << unsupportedChipMessage(chip);
     if (!target.empty() && byChip->name != target)
       return getOperation()->emitError()
              << "chip '" << chip << "' is not the chip of target '" << target

@@ -10,7 +10,6 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace mirage {
@@ -71,22 +70,6 @@ struct AsyncCopies : mirage::impl::MirageGPUAsyncCopiesBase<AsyncCopies> {
   }
 };
 
-/// Static shared bytes of `kernel` after stage 4: its workgroup globals,
-/// 16-byte aligned each (the rule the plan's layout follows).
-int64_t staticSharedBytes(func::FuncOp kernel) {
-  llvm::StringSet<> seen;
-  int64_t total = 0;
-  kernel.walk([&](memref::GetGlobalOp g) {
-    auto type = g.getType();
-    if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type) ||
-        !seen.insert(g.getName()).second)
-      return;
-    total += llvm::alignTo(
-        type.getNumElements() * type.getElementTypeBitWidth() / 8, 16);
-  });
-  return total;
-}
-
 struct SerializeToPTX
     : mirage::impl::MirageGPUSerializeToPTXBase<SerializeToPTX> {
   using Base::Base;
@@ -98,8 +81,7 @@ struct SerializeToPTX
     // The NVPTX back end aborts ("Cannot select") on chips without the
     // instructions the lowering emits: only the targets' chips get there.
     if (!mirage::lookupTargetByChip(chip)) {
-      module.emitError("unsupported chip '")
-          << chip << "' (supported: " << mirage::supportedChips() << ")";
+      module.emitError(mirage::unsupportedChipMessage(chip));
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> kernels = mirage::getMirageKernels(module);
@@ -110,11 +92,15 @@ struct SerializeToPTX
     Builder b(module.getContext());
     SmallVector<NamedAttribute> info;
     for (func::FuncOp k : kernels) {
-      auto dyn = k->getAttrOfType<IntegerAttr>(mirage::kDynamicSharedBytesAttr);
-      int64_t dynamic = dyn ? dyn.getInt() : 0;
-      int64_t stat = dynamic ? 0 : staticSharedBytes(k);
+      // As stage 4 placed the buffers (SharedPlacement).
+      auto bytes = [&](StringRef attr) {
+        auto v = k->getAttrOfType<IntegerAttr>(attr);
+        return v ? v.getInt() : int64_t(0);
+      };
       info.push_back(b.getNamedAttr(
-          k.getName(), b.getDenseI64ArrayAttr({dynamic, stat})));
+          k.getName(),
+          b.getDenseI64ArrayAttr({bytes(mirage::kDynamicSharedBytesAttr),
+                                  bytes(mirage::kStaticSharedBytesAttr)})));
     }
     mirage::GpuCodegenOptions opts;
     opts.chip = chip;

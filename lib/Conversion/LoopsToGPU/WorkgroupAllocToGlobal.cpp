@@ -55,16 +55,16 @@ void eraseDeallocs(memref::AllocOp a) {
 }
 } // namespace
 
-FailureOr<int64_t> mirage::placeWorkgroupBuffers(func::FuncOp kernel,
-                                                 int64_t maxStaticBytes,
-                                                 int64_t reserve) {
+FailureOr<mirage::SharedPlacement>
+mirage::placeWorkgroupBuffers(func::FuncOp kernel, int64_t maxStaticBytes,
+                              int64_t reserve) {
   SmallVector<memref::AllocOp> allocs;
   kernel.walk([&](memref::AllocOp a) {
     if (isWorkgroupAlloc(a))
       allocs.push_back(a);
   });
   if (allocs.empty())
-    return int64_t(0);
+    return SharedPlacement{};
   int64_t total = 0;
   for (memref::AllocOp a : allocs) {
     MemRefType t = a.getType();
@@ -97,7 +97,7 @@ FailureOr<int64_t> mirage::placeWorkgroupBuffers(func::FuncOp kernel,
     }
     LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
                             << total << " B static shared\n");
-    return int64_t(0);
+    return SharedPlacement{total, 0};
   }
 
   // Dynamic: every alloc must sit in the same gpu.launch (one kernel).
@@ -134,7 +134,7 @@ FailureOr<int64_t> mirage::placeWorkgroupBuffers(func::FuncOp kernel,
   offset = llvm::alignTo(offset, kDynamicAlign);
   LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
                           << offset << " B dynamic shared\n");
-  return offset;
+  return SharedPlacement{0, offset};
 }
 
 namespace {
@@ -144,13 +144,17 @@ struct WorkgroupAllocToGlobal
   void runOnOperation() override {
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp f : funcs) {
-      FailureOr<int64_t> dyn =
+      FailureOr<mirage::SharedPlacement> placed =
           mirage::placeWorkgroupBuffers(f, maxStaticBytes, dynamicReserve);
-      if (failed(dyn))
+      if (failed(placed))
         return signalPassFailure();
-      if (*dyn > 0)
+      Builder b(f);
+      if (placed->dynamicBytes > 0)
         f->setAttr(mirage::kDynamicSharedBytesAttr,
-                   OpBuilder(f).getI64IntegerAttr(*dyn));
+                   b.getI64IntegerAttr(placed->dynamicBytes));
+      if (placed->staticBytes > 0)
+        f->setAttr(mirage::kStaticSharedBytesAttr,
+                   b.getI64IntegerAttr(placed->staticBytes));
     }
   }
 };

@@ -173,8 +173,7 @@ std::vector<Instance> fusion::cheapestInstances(
             considerWidened(pair, g);
             // The same pair with a combine that loads every split at once.
             UGraph folded;
-            if (splits > 1 &&
-                instantiateSplit(f.block, plan, reference, grid, splits, loop,
+            if (instantiateSplit(f.block, plan, reference, grid, splits, loop,
                                  folded, /*foldSplits=*/true)) {
               ++counts.instances;
               ++counts.splitInstances;

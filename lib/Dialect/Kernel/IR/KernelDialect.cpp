@@ -49,6 +49,7 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
       name == PrefetchStagesAttrHelper::getNameStr())
     return integerAtLeast(1);
   if (name == DynamicSharedBytesAttrHelper::getNameStr() ||
+      name == StaticSharedBytesAttrHelper::getNameStr() ||
       name == PrefetchGroupAttrHelper::getNameStr())
     return integerAtLeast(0);
   if (name == HostGraphAttrHelper::getNameStr() ||

@@ -43,6 +43,8 @@ inline constexpr llvm::StringLiteral kMinBlocksPerSMAttr =
     KernelDialect::MinBlocksPerSmAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
     KernelDialect::DynamicSharedBytesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kStaticSharedBytesAttr =
+    KernelDialect::StaticSharedBytesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPrefetchStagesAttr =
     KernelDialect::PrefetchStagesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPrefetchGroupAttr =

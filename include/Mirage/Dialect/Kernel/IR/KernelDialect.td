@@ -35,6 +35,7 @@ def Kernel_Dialect : Dialect {
   //   grid, block          (func) blocks of the launch and threads per block
   //   min_blocks_per_sm    (func) the plan's occupancy promise (.minnctapersm)
   //   dynamic_shared_bytes (func) dynamic shared memory the launch requests
+  //   static_shared_bytes  (func) its static .shared data
   //   prefetch_stages, prefetch_group
   //                        (copy into shared memory) the plan's pipeline
   //   host_graph, host_reference
@@ -48,6 +49,7 @@ def Kernel_Dialect : Dialect {
     "::mlir::DenseI64ArrayAttr":$block,
     "::mlir::IntegerAttr":$min_blocks_per_sm,
     "::mlir::IntegerAttr":$dynamic_shared_bytes,
+    "::mlir::IntegerAttr":$static_shared_bytes,
     "::mlir::IntegerAttr":$prefetch_stages,
     "::mlir::IntegerAttr":$prefetch_group,
     "::mlir::StringAttr":$host_graph,
