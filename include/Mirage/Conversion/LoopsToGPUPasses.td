@@ -12,7 +12,8 @@ def MirageWorkgroupAllocToGlobal
     silently becomes a per-thread `malloc` in `convert-gpu-to-nvvm`. For
     every `func.func` of the module this pass replaces each one by a
     module-level workgroup `memref.global` (16-byte aligned) and a
-    `memref.get_global`, which NVPTX emits as `.shared` storage.
+    `memref.get_global`, which NVPTX emits as `.shared` storage, and the
+    function gets `mirage_kernel.static_shared_bytes` (their total).
 
     When a function's workgroup buffers total more than `max-static-bytes`
     (ptxas refuses more than 48 KiB of static shared data), they become
