@@ -5,15 +5,18 @@
 //===----------------------------------------------------------------------===//
 #include "Mirage/Search/SubexprOracle.h"
 
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <z3++.h>
 
 #include <array>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
+
+#define DEBUG_TYPE "mirage-subexpr-oracle"
 
 using namespace mirage;
 using namespace mirage::search;
@@ -525,13 +528,11 @@ SubexprAnswer SubexprOracle::z3Query(ExprId e, ExprId target) {
       break;
     default:
       ans = SubexprAnswer::Unknown;
-      if (std::getenv("MIRAGE_Z3_DEBUG"))
-        std::fprintf(stderr, "z3 unknown: %s\n", s.reason_unknown().c_str());
+      LLVM_DEBUG(llvm::dbgs() << "z3 unknown: " << s.reason_unknown() << "\n");
       break;
     }
   } catch (const z3::exception &ex) {
-    if (std::getenv("MIRAGE_Z3_DEBUG"))
-      std::fprintf(stderr, "z3 exception: %s\n", ex.msg());
+    LLVM_DEBUG(llvm::dbgs() << "z3 exception: " << ex.msg() << "\n");
     ans = SubexprAnswer::Unknown;
   } catch (...) {
     ans = SubexprAnswer::Unknown;
