@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
 #include "Mirage/InitAllDialects.h"
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

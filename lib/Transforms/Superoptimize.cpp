@@ -14,7 +14,7 @@
 #include "Mirage/Dialect/Kernel/Transforms/LaxPartition.h"
 #include "Mirage/Search/AbstractPrune.h"
 #include "Mirage/Search/CanonicalHash.h"
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/ResultCache.h"
 #include "Mirage/Search/SearchReport.h"

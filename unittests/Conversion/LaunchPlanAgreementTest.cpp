@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/KernelToLoops.h"
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 
 #include "TestGraphs.h"
 

@@ -1,7 +1,7 @@
 //===- FusionSearchTest.cpp - Tests of the fused-kernel search ------------===//
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/AbstractPrune.h"
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/IndexAlignment.h"
 // The probe stage is private to the search library.

@@ -11,7 +11,7 @@
 #include "FusionSearch/Stages.h"
 
 #include "Mirage/Analysis/Verifier.h"
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 

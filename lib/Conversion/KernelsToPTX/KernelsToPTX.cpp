@@ -10,7 +10,7 @@
 #include "Mirage/Conversion/KernelToLoops.h"
 #include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"

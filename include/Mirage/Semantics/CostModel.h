@@ -1,7 +1,9 @@
 //===- CostModel.h - Analytic cost of a kernel graph on a GPU ---*- C++ -*-===//
 //
-// The search ranks verified candidates with this model; its estimate for the
-// input and for the winner appear in the search report. It is a roofline
+// The search ranks verified candidates with this model, and the expansion
+// of pre-defined kernels picks its tiles with it (KernelExpansion.h); it
+// lives beside the launch plan it prices. Its estimate for the input and
+// for the winner appear in the search report. It is a roofline
 // per kernel with an L2 level, a per-SM bandwidth from the bytes the launch
 // plan keeps in flight (Little's law), tensor cores or FMA as the plan says,
 // serial reductions and a fixed launch overhead: see
@@ -9,8 +11,8 @@
 // target record (Target.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef MIRAGE_SEARCH_COSTMODEL_H
-#define MIRAGE_SEARCH_COSTMODEL_H
+#ifndef MIRAGE_SEMANTICS_COSTMODEL_H
+#define MIRAGE_SEMANTICS_COSTMODEL_H
 
 #include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/Target.h"
@@ -100,4 +102,4 @@ double opFlops(const UGraph &g, const UOp &op);
 
 } // namespace mirage
 
-#endif // MIRAGE_SEARCH_COSTMODEL_H
+#endif // MIRAGE_SEMANTICS_COSTMODEL_H

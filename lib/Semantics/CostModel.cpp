@@ -3,7 +3,7 @@
 // See docs/Rationale/CostModel.md for the model.
 //
 //===----------------------------------------------------------------------===//
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/TileCopy.h"
 
 #include "llvm/ADT/DenseSet.h"

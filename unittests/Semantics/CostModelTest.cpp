@@ -1,5 +1,5 @@
 //===- CostModelTest.cpp - The analytic cost model ------------------------===//
-#include "Mirage/Search/CostModel.h"
+#include "Mirage/Semantics/CostModel.h"
 
 #include "TestGraphs.h"
 
