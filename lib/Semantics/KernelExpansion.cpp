@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/Target.h"
 
@@ -40,14 +41,18 @@ int64_t divisorAtMost(int64_t extent, int64_t limit) {
 /// Kernels that move at least this many bytes should fill the machine.
 constexpr double kFillBytes = 1e6;
 
-/// The largest divisor of `extent` that is at most `limit` and a multiple
-/// of `align`; 0 if none.
-int64_t alignedDivisorAtMost(int64_t extent, int64_t limit, int64_t align) {
-  for (int64_t d = std::min(extent, limit) / align * align; d >= align;
-       d -= align)
+/// The divisors of `extent` that are multiples of `align` or `extent`
+/// itself, at most `limit` (ascending; `extent` is always included when it
+/// is within the limit).
+llvm::SmallVector<int64_t, 8> alignedDivisors(int64_t extent, int64_t limit,
+                                              int64_t align) {
+  llvm::SmallVector<int64_t, 8> out;
+  for (int64_t d = align; d <= std::min(extent, limit); d += align)
     if (extent % d == 0)
-      return d;
-  return 0;
+      out.push_back(d);
+  if (extent <= limit && (out.empty() || out.back() != extent))
+    out.push_back(extent);
+  return out;
 }
 
 /// A partition of an output shape over the grid: grid axis a splits dim
@@ -178,52 +183,232 @@ struct Expander {
     return acc < 0 ? -1 : b.addOutputSaver(acc, omap);
   }
 
-  bool matmul(const UOp &op) {
-    const Shape &as = val(op.operands[0]).shape, &bs = val(op.operands[1]).shape;
+  /// One tiling of a matmul: row and column tiles, K step, and S > 1 for
+  /// split-K over grid x (whole column tile only).
+  struct MatmulTiling {
+    int64_t tm, tn, tk, splits;
+  };
+
+  /// Kernel 1 of a tiling: the tiled matmul, or with splits > 1 each
+  /// split's partial sums saved side by side in a [.., M, N·S] tensor.
+  UGraph matmulKernel(const UOp &op, const MatmulTiling &t) const {
     const Shape &os = val(op.results[0]).shape;
+    const Shape &as = val(op.operands[0]).shape;
     int64_t r = os.size(), m = os[r - 2], n = os[r - 1], k = as[r - 1];
+    int64_t batch = r >= 3 ? os[0] : 1;
     Partition p;
     p.tile.assign(os.begin(), os.end());
+    bool split = t.splits > 1;
+    p.grid = {split ? t.splits : n / t.tn, m / t.tm, batch};
+    p.map = {r - 1, r - 2, r >= 3 ? 0 : -1};
+    llvm::SmallVector<int32_t> ins;
+    UGraph b = blockFor(op, p, k / t.splits / t.tk, ins);
+    // With a split, grid x walks K in both operands (and the for-loop K
+    // within a split); otherwise it walks B's and the output's columns.
+    AxisMap amap{split ? r - 1 : -1, r - 2, r >= 3 ? 0 : -1};
+    AxisMap bmap{split ? r - 2 : r - 1, -1, r >= 3 ? 0 : -1};
+    int32_t at = b.addInputIterator(ins[0], amap, r - 1);
+    int32_t bt = b.addInputIterator(ins[1], bmap, r - 2);
+    int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(at, bt), -1, 0);
+    b.markOutput(b.addOutputSaver(acc, p.map));
+    return b;
+  }
+
+  /// The block graph of `reduce kind dim d to s` from `xs` to `os`: a
+  /// for-loop over chunks of the reduced dim, each reduced (strided) and
+  /// accumulated, on output tiles small enough for a block per SM when the
+  /// input moves a megabyte.
+  UGraph reduceKernel(const Shape &xs, ElemType type, const Shape &os,
+                      int64_t d, int64_t s, ReduceKind kind) const {
+    // Fill the machine where the input is large: output tiles small enough
+    // for a block per SM (down to one output row per block), each reduced
+    // by all the block's threads (the plan's lanes and tree).
+    int64_t outElems = opt.elementwiseTileElems / 4;
+    if (static_cast<double>(numElements(xs)) * elemTypeBytes(type) >=
+        kFillBytes)
+      outElems = std::min(
+          outElems, std::max<int64_t>(1, numElements(os) / target.numSMs));
+    Partition p = partition(os, outElems, 256, {d});
+    // Chunks of the reduced dim per iteration: a multiple of the target
+    // size (so each chunk's strided reduction lines up with the output) of
+    // at most about the element budget.
+    int64_t other = numElements(p.tile) / std::max<int64_t>(os[d], 1);
+    int64_t groups = xs[d] / s;
+    int64_t perIter = divisorAtMost(
+        groups, std::max<int64_t>(opt.elementwiseTileElems / (other * s), 1));
+    int64_t forloop = groups / perIter;
+    UGraph b(Level::Block);
+    b.grid = p.grid;
+    b.forloopRange = forloop;
+    int32_t in = b.addInput(xs, type);
+    int32_t xt = b.addInputIterator(in, p.map, forloop > 1 ? d : -1);
+    int32_t red = b.addReduce(kind, xt, d, s);
+    int32_t acc = b.addAccum(
+        kind == ReduceKind::max ? AccumKind::max : AccumKind::sum, red, -1, 0);
+    b.markOutput(b.addOutputSaver(acc, p.map));
+    return b;
+  }
+
+  /// The combine of a split-K tiling: the reduce expansion summing the
+  /// partials strided to N.
+  UGraph splitCombineKernel(const UOp &op, const MatmulTiling &t) const {
+    const UValue &o = val(op.results[0]);
+    Shape partial = o.shape;
+    partial.back() *= t.splits;
+    return reduceKernel(partial, o.type, o.shape, o.shape.size() - 1,
+                        o.shape.back(), ReduceKind::sum);
+  }
+
+  /// The model's time for a tiling's kernels, or nothing if one cannot
+  /// launch within the shared-memory budget.
+  std::optional<double> tilingSeconds(const UOp &op,
+                                      const MatmulTiling &t) const {
+    double total = 0;
+    auto price = [&](const UGraph &b) {
+      if (!b.error.empty())
+        return false;
+      KernelPlan plan = planKernel(b, target);
+      if (!plan.launchable || plan.sharedBytes > opt.sharedMemoryBytes)
+        return false;
+      total += estimateKernel(b, plan, target).seconds;
+      return true;
+    };
+    if (!price(matmulKernel(op, t)))
+      return std::nullopt;
+    if (t.splits > 1 && !price(splitCombineKernel(op, t)))
+      return std::nullopt;
+    return total;
+  }
+
+  /// The small-matmul rule: the largest tiles within the options, grown
+  /// until the grid fits.
+  MatmulTiling defaultTiling(const UOp &op) const {
+    const Shape &as = val(op.operands[0]).shape;
+    const Shape &os = val(op.results[0]).shape;
+    int64_t r = os.size(), m = os[r - 2], n = os[r - 1], k = as[r - 1];
+    int64_t batch = r >= 3 ? os[0] : 1;
     int64_t tn = divisorAtMost(n, opt.matmulTileN);
     int64_t tm = divisorAtMost(m, opt.matmulTileM);
-    int64_t tk = divisorAtMost(k, opt.matmulTileK);
-    int64_t batch = r >= 3 ? os[0] : 1;
-    // Grow the output tile until the grid fits.
     while ((n / tn) * (m / tm) * batch > kMaxBlocks && (tn < n || tm < m)) {
       if (tn < n)
         tn = divisorAtMost(n, tn * 2);
       else
         tm = divisorAtMost(m, tm * 2);
     }
-    // Fill the machine: narrower column tiles, still whole n8 fragments of
-    // the MMA, until every SM has a block (a skinny GEMV otherwise runs on
-    // a few SMs, each pulling only its share of DRAM: CostModel.md). Only
-    // for kernels that move a megabyte (kernel-roofline.md's fill target):
-    // below it every column block re-reading A costs more than it fills.
+    return {tm, tn, divisorAtMost(k, opt.matmulTileK), 1};
+  }
+
+  /// A matmul that moves a megabyte should fill the machine: the cheapest
+  /// by the cost model of the tilings of whole MMA fragments and K steps,
+  /// with split-K where the column tile is all of N (Lowering.md, "Large
+  /// matmuls").
+  MatmulTiling rankedTiling(const UOp &op, const MatmulTiling &base) const {
+    const Shape &os = val(op.results[0]).shape;
+    int64_t r = os.size(), m = os[r - 2], n = os[r - 1];
+    int64_t batch = r >= 3 ? os[0] : 1;
+    constexpr int64_t kMaxTile = 128;
+    llvm::SmallVector<int64_t, 8> rows =
+        alignedDivisors(m, std::max(kMaxTile, base.tm), target.mma.m);
+    llvm::SmallVector<int64_t, 8> cols =
+        alignedDivisors(n, std::max(kMaxTile, base.tn), target.mma.n);
+    if (!llvm::is_contained(rows, base.tm))
+      rows.push_back(base.tm);
+    if (!llvm::is_contained(cols, base.tn))
+      cols.push_back(base.tn);
+    // K steps from the options' up to kMaxKStep: a GEMV's tiles are thin,
+    // and only a longer step puts a pipeline's worth of bytes in flight.
+    constexpr int64_t kMaxKStep = 256;
+    int64_t k = val(op.operands[0]).shape[r - 1];
+    llvm::SmallVector<int64_t, 8> steps{base.tk};
+    for (int64_t tk : alignedDivisors(k, kMaxKStep, target.mma.k))
+      if (tk > base.tk)
+        steps.push_back(tk);
+    struct Priced {
+      MatmulTiling tiling;
+      double seconds;
+      int64_t blocks;
+    };
+    llvm::SmallVector<Priced> priced;
+    auto consider = [&](const MatmulTiling &t) {
+      int64_t blocks =
+          (t.splits > 1 ? t.splits : n / t.tn) * (m / t.tm) * batch;
+      if (blocks > kMaxBlocks)
+        return;
+      if (std::optional<double> secs = tilingSeconds(op, t))
+        priced.push_back({t, *secs, blocks});
+    };
+    consider(base);
+    for (int64_t tk : steps)
+      for (int64_t tm : rows)
+        for (int64_t tn : cols) {
+          consider({tm, tn, tk, 1});
+          if (tn != n)
+            continue;
+          for (int64_t s = 2; s <= k / tk; ++s)
+            if ((k / tk) % s == 0)
+              consider({tm, tn, tk, s});
+        }
+    if (priced.empty())
+      return base;
+    // A grid that fills the machine (Target.h, fillBlocks) is preferred
+    // while the model prices it within kFillPreference of the cheapest:
+    // what separates the forms there is the constant launch term, which
+    // ignores launch overlap in a stream (Lowering.md, "Large matmuls").
+    // Estimates within kTieFraction are the model's noise (launch-bound
+    // kernels differ in the fourth digit): among them the grid that gives
+    // more SMs a block wins, then the single kernel, then the earlier
+    // candidate.
+    constexpr double kFillPreference = 0.25, kTieFraction = 0.01;
+    auto cheapestOf = [&](bool fillingOnly) {
+      std::optional<double> c;
+      for (const Priced &p : priced)
+        if (!fillingOnly || p.blocks >= target.fillBlocks())
+          c = c ? std::min(*c, p.seconds) : p.seconds;
+      return c;
+    };
+    double cheapest = *cheapestOf(false);
+    std::optional<double> filling = cheapestOf(true);
+    bool fillOnly = filling && *filling <= cheapest * (1 + kFillPreference);
+    double bound = (fillOnly ? *filling : cheapest) * (1 + kTieFraction);
+    const Priced *best = nullptr;
+    auto filled = [&](const Priced &p) {
+      return std::min<int64_t>(p.blocks, target.numSMs);
+    };
+    for (const Priced &p : priced) {
+      if (p.seconds > bound || (fillOnly && p.blocks < target.fillBlocks()))
+        continue;
+      if (!best || filled(p) > filled(*best) ||
+          (filled(p) == filled(*best) && p.tiling.splits == 1 &&
+           best->tiling.splits > 1))
+        best = &p;
+    }
+    return best->tiling;
+  }
+
+  bool matmul(const UOp &op) {
+    MatmulTiling t = defaultTiling(op);
     double moved = 0;
     for (int32_t v : op.operands)
       moved += bytesOf(val(v));
-    while (moved >= kFillBytes && (n / tn) * (m / tm) * batch < target.numSMs) {
-      int64_t narrower =
-          alignedDivisorAtMost(n, tn / 2, target.mma.n);
-      if (narrower == 0)
-        break;
-      tn = narrower;
-    }
-    p.grid = {n / tn, m / tm, batch};
-    p.map = {r - 1, r - 2, r >= 3 ? 0 : -1};
-    llvm::SmallVector<int32_t> ins;
-    UGraph b = blockFor(op, p, k / tk, ins);
-    AxisMap amap{-1, r - 2, r >= 3 ? 0 : -1};
-    AxisMap bmap{r - 1, -1, r >= 3 ? 0 : -1};
-    int32_t at = b.addInputIterator(ins[0], amap, r - 1);
-    int32_t bt = b.addInputIterator(ins[1], bmap, r - 2);
-    int32_t mm = b.addMatmul(at, bt);
-    int32_t acc = b.addAccum(AccumKind::sum, mm, -1, 0);
-    b.markOutput(b.addOutputSaver(acc, p.map));
-    (void)as;
-    (void)bs;
-    return emit(op, std::move(b), "matmul");
+    if (moved >= kFillBytes)
+      t = rankedTiling(op, t);
+    if (t.splits == 1)
+      return emit(op, matmulKernel(op, t), "matmul");
+    // Split-K: kernel 1 over A and B, kernel 2 over its partials.
+    UGraph k1 = matmulKernel(op, t), k2 = splitCombineKernel(op, t);
+    if (!k1.error.empty())
+      return fail(op, "matmul", k1.error);
+    if (!k2.error.empty())
+      return fail(op, "matmul", k2.error);
+    int32_t partial = out.addCustom(
+        {map[op.operands[0]], map[op.operands[1]]}, std::move(k1));
+    if (partial < 0)
+      return fail(op, "matmul", out.error);
+    int32_t sum = out.addCustom({partial}, std::move(k2));
+    if (sum < 0)
+      return fail(op, "matmul", out.error);
+    map[op.results[0]] = sum;
+    return true;
   }
 
   bool elementwise(const UOp &op) {
@@ -243,34 +428,9 @@ struct Expander {
   }
 
   bool reduce(const UOp &op) {
-    const Shape &xs = val(op.operands[0]).shape;
-    const Shape &os = val(op.results[0]).shape;
-    int64_t d = op.dim, s = op.size;
-    // Fill the machine where the input is large: output tiles small enough
-    // for a block per SM (down to one output row per block), each reduced
-    // by all the block's threads (the plan's lanes and tree).
-    int64_t outElems = opt.elementwiseTileElems / 4;
-    if (bytesOf(val(op.operands[0])) >= kFillBytes)
-      outElems = std::min(
-          outElems, std::max<int64_t>(1, numElements(os) / target.numSMs));
-    Partition p = partition(os, outElems, 256, {d});
-    // Chunks of the reduced dim per iteration: a multiple of the target
-    // size (so each chunk's strided reduction lines up with the output) of
-    // at most about the element budget.
-    int64_t other = numElements(p.tile) / std::max<int64_t>(os[d], 1);
-    int64_t groups = xs[d] / s;
-    int64_t perIter = divisorAtMost(
-        groups, std::max<int64_t>(opt.elementwiseTileElems / (other * s), 1));
-    int64_t forloop = groups / perIter;
-    llvm::SmallVector<int32_t> ins;
-    UGraph b = blockFor(op, p, forloop, ins);
-    int32_t xt = b.addInputIterator(ins[0], p.map, forloop > 1 ? d : -1);
-    int32_t red = b.addReduce(op.reduceKind(), xt, d, s);
-    int32_t acc = b.addAccum(op.reduceKind() == ReduceKind::max
-                                 ? AccumKind::max
-                                 : AccumKind::sum,
-                             red, -1, 0);
-    b.markOutput(b.addOutputSaver(acc, p.map));
+    const UValue &x = val(op.operands[0]);
+    UGraph b = reduceKernel(x.shape, x.type, val(op.results[0]).shape, op.dim,
+                            op.size, op.reduceKind());
     return emit(op, std::move(b), "reduce");
   }
 

@@ -7,6 +7,7 @@
 // strided reductions, eps and weights).
 //
 //===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/KernelExpansion.h"
@@ -147,4 +148,76 @@ TEST(KernelExpansion, RowsTooWideForOneBlockTakeTwoKernels) {
   UGraph h;
   h.markOutput(h.addRmsNorm(h.addInput({4, 1 << 20}, ElemType::F32), -1, 0));
   ASSERT_TRUE(expandPredefinedKernels(h, {}, err).has_value()) << err;
+}
+
+namespace {
+
+/// The old fill rule's kernel for a batched matmul: one kernel, column tiles
+/// of `tn`, row tiles of `tm`, K steps of `tk`, no split.
+UGraph columnTiledMatmul(const Shape &as, const Shape &bs, int64_t tm,
+                         int64_t tn, int64_t tk) {
+  UGraph g;
+  int32_t a = g.addInput(as, ElemType::F16), b = g.addInput(bs, ElemType::F16);
+  UGraph k(Level::Block);
+  k.grid = {bs[2] / tn, as[1] / tm, as[0]};
+  k.forloopRange = as[2] / tk;
+  int32_t ka = k.addInput(as, ElemType::F16), kb = k.addInput(bs, ElemType::F16);
+  int32_t at = k.addInputIterator(ka, {-1, 1, 0}, 2);
+  int32_t bt = k.addInputIterator(kb, {2, -1, 0}, 1);
+  int32_t acc = k.addAccum(AccumKind::sum, k.addMatmul(at, bt), -1, 0);
+  k.markOutput(k.addOutputSaver(acc, {2, 1, 0}));
+  g.markOutput(g.addCustom({a, b}, std::move(k)));
+  return g;
+}
+
+} // namespace
+
+// Attention's P @ V (Lowering.md, "Large matmuls"): a 32 K-element output
+// over K = 4096. The expansion picks split-K on a grid that fills the
+// machine (kernel 1's grid x walks K in both operands, kernel 2 sums the
+// partials strided), still computes the op, and the model prices it below
+// the old rule's kernel (8 column tiles of 8 re-reading P on 64 blocks).
+TEST(KernelExpansion, LargeMatmulsPickTheirTilesByTheCostModel) {
+  Shape as{2, 256, 4096}, bs{2, 4096, 64};
+  UGraph g;
+  g.markOutput(g.addMatmul(g.addInput(as, ElemType::F16),
+                           g.addInput(bs, ElemType::F16)));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  ASSERT_EQ(e->ops.size(), 2u);
+  const UGraph &k1 = e->bodies[e->ops[0].body];
+  EXPECT_GT(k1.grid[0], 1);
+  for (const UOp &op : k1.ops) {
+    if (op.kind == OpKind::InputIterator) {
+      EXPECT_EQ(op.map[0], op.fmap) << "grid x walks K";
+    }
+  }
+  TargetInfo t = *lookupTarget(kDefaultTarget);
+  EXPECT_GE(k1.grid[0] * k1.grid[1] * k1.grid[2], t.fillBlocks());
+  const UGraph &k2 = e->bodies[e->ops[1].body];
+  bool strided = false;
+  for (const UOp &op : k2.ops)
+    strided |= op.kind == OpKind::Reduce && op.size == 64;
+  EXPECT_TRUE(strided);
+  expectExpansionEqual(g);
+
+  double ranked = estimateCost(*e, t).seconds;
+  double old = estimateCost(columnTiledMatmul(as, bs, 64, 8, 32), t).seconds;
+  EXPECT_LT(ranked, old);
+}
+
+// A decode GEMV (16 tokens): a megabyte of weights, so the ranked tiling
+// fills the machine, and it is still the op.
+TEST(KernelExpansion, DecodeGemvFillsTheMachine) {
+  UGraph g;
+  g.markOutput(g.addMatmul(g.addInput({16, 2048}, ElemType::F16),
+                           g.addInput({2048, 2048}, ElemType::F16)));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  const UGraph &k1 = e->bodies[e->ops[0].body];
+  TargetInfo t = *lookupTarget(kDefaultTarget);
+  EXPECT_GE(k1.grid[0] * k1.grid[1] * k1.grid[2], t.numSMs / 2);
+  expectExpansionEqual(g);
 }

@@ -76,6 +76,11 @@ struct TargetInfo {
   /// chip the code generator also accepts; empty where there is none.
   llvm::StringRef archSpecificChip;
 
+  /// The fewest blocks whose first wave fills the machine: 128 of every
+  /// 132 SMs busy (kernel-roofline.md, target 2: "one wave over ≥ 128
+  /// SMs"; a power-of-two grid of 128 leaves 3 % of an H100 idle).
+  int64_t fillBlocks() const { return numSMs * 128 / 132; }
+
   /// The most one SM pulls from DRAM, however much it keeps in flight.
   double smDramBytesPerSecond() const {
     return dramBytesPerSecond / (dramBusyFraction * static_cast<double>(numSMs));

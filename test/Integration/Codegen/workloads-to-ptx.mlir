@@ -22,14 +22,14 @@
 // CHECK: gated_mlp_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, ldmatrix {{[1-9][0-9]*}}, cp.async {{[1-9][0-9]*}}, malloc 0
 // CHECK: gated_mlp_ref.{{sm_[89]0}}.ptx: ptxas ok, 4 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: gqa_best.{{sm_[89]0}}.ptx: ptxas ok, 2 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, ldmatrix {{[1-9][0-9]*}}, cp.async {{[1-9][0-9]*}}, malloc 0
-// CHECK: gqa_ref.{{sm_[89]0}}.ptx: ptxas ok, 5 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: gqa_ref.{{sm_[89]0}}.ptx: ptxas ok, 6 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: lora_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: lora_ref.{{sm_[89]0}}.ptx: ptxas ok, 4 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: lora_three_matmul.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: ntrans_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, {{.*}} malloc 0
 // CHECK: ntrans_ref.{{sm_[89]0}}.ptx: ptxas ok, 5 entries, {{.*}} spills 0, {{.*}} malloc 0
 // CHECK: qknorm_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
-// CHECK: qknorm_ref.{{sm_[89]0}}.ptx: ptxas ok, 7 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
+// CHECK: qknorm_ref.{{sm_[89]0}}.ptx: ptxas ok, 8 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: rmsnorm_matmul_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: rmsnorm_matmul_ref.{{sm_[89]0}}.ptx: ptxas ok, 2 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 
