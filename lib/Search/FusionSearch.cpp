@@ -63,12 +63,13 @@ VerificationResult verifyAtRealShapes(const UGraph &candidate,
   return verifyFinalAnswer(candidate, reference, opts);
 }
 
-/// Ranking order: cost, then the order in which the graphs were found per
-/// pattern, one kernel before a split pair (so ties do not depend on
-/// scheduling).
+/// Ranking order: the ranking figure (the estimate, charged for grids that
+/// leave SMs idle: CostModel.md), then the order in which the graphs were
+/// found per pattern, one kernel before a split pair (so ties do not depend
+/// on scheduling).
 bool cheaper(const Instance &a, const Instance &b) {
-  if (a.seconds != b.seconds)
-    return a.seconds < b.seconds;
+  if (a.rank != b.rank)
+    return a.rank < b.rank;
   if (a.pattern != b.pattern)
     return a.pattern < b.pattern;
   if (a.index != b.index)
@@ -84,7 +85,8 @@ bool cheaper(const Instance &a, const Instance &b) {
 /// than (1 - g) times `best` (docs/Rationale/FusionSearch.md, "An
 /// optimality gap").
 bool cannotBeat(double floor, size_t p, const Instance &best, double gap) {
-  const double limit = best.seconds * (1 - gap);
+  // A floor bounds the estimate, and the ranking figure is never below it.
+  const double limit = best.rank * (1 - gap);
   return floor > limit || (floor == limit && p >= best.pattern);
 }
 
@@ -117,7 +119,7 @@ FusionSearchResult searchOnce(const UGraph &reference,
                               SearchMode mode, PassOutcome &outcome) {
   FusionSearchResult result;
   SearchContext ctx(opts);
-  result.referenceSeconds = cost(reference);
+  result.referenceSeconds = cost(reference).seconds;
 
   // A softmax that subtracts its row max is searched without the shift;
   // every instance gets it back before it is ranked, and the final check
@@ -139,7 +141,7 @@ FusionSearchResult searchOnce(const UGraph &reference,
           scores, opts, cost, pruneFactory,
           SearchMode{/*verifyAnswer=*/false, /*fuseScores=*/false}, inner);
       scoresStats = s.stats;
-      if (s.found && s.bestSeconds < cost(scores)) {
+      if (s.found && s.bestSeconds < cost(scores).seconds) {
         scores = std::move(s.best);
         outcome.scoresFused = true;
       }
@@ -174,7 +176,7 @@ FusionSearchResult searchOnce(const UGraph &reference,
     // (localizeSplitMax, which builds that form for no other split); nor a
     // looping one-kernel instance's over that row in online-softmax form
     // (onlineSoftmax).
-    const double prefix = shift ? cost(rowMaxGraph(*shift)) : 0;
+    const double prefix = shift ? cost(rowMaxGraph(*shift)).seconds : 0;
     const int rowClass =
         shift ? softmaxRowClass(target, probe.classes, shift->rowDim) : -1;
     for (size_t i = 0; i < patterns.size(); ++i)
@@ -316,8 +318,9 @@ FusionSearchResult searchOnce(const UGraph &reference,
   // longest step (the Llama-405B gate layer spent 197 s verifying a fused
   // kernel it then did not use).
   std::optional<double> cheapestRanked;
-  if (!ranked.empty())
-    cheapestRanked = ranked.front().seconds;
+  for (const Instance &inst : ranked)
+    cheapestRanked = std::min(cheapestRanked.value_or(inst.seconds),
+                              inst.seconds);
   if (mode.verifyAnswer)
     llvm::erase_if(ranked, [&](const Instance &inst) {
       return !(inst.seconds < result.referenceSeconds);

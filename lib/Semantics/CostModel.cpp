@@ -473,6 +473,19 @@ std::vector<UGraph> fingerprintProbes() {
 }
 } // namespace
 
+bool mirage::fillsMachine(const KernelCost &k, const TargetInfo &target) {
+  return k.dramBytes < kFillBytes || k.blocks >= target.fillBlocks();
+}
+
+double mirage::rankingSeconds(double seconds,
+                              llvm::ArrayRef<KernelCost> kernels,
+                              const TargetInfo &target) {
+  for (const KernelCost &k : kernels)
+    if (!fillsMachine(k, target))
+      return seconds * (1 + kUnderfillCharge);
+  return seconds;
+}
+
 std::string mirage::costModelFingerprint(const TargetInfo &target) {
   // FNV-1a over the bits of every estimate: any change to a formula or a
   // constant that moves an estimate moves the fingerprint.
@@ -495,7 +508,12 @@ std::string mirage::costModelFingerprint(const TargetInfo &target) {
       mix(static_cast<double>(k.smemBytes));
       mix(k.fits ? 1 : 0);
     }
+    mix(rankingSeconds(c, target));
   }
+  // The ranking's policy, whether or not a probe meets it.
+  mix(kFillBytes);
+  mix(kUnderfillCharge);
+  mix(static_cast<double>(target.fillBlocks()));
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::format_hex_no_prefix(h, 16);

@@ -38,9 +38,6 @@ int64_t divisorAtMost(int64_t extent, int64_t limit) {
   return best;
 }
 
-/// Kernels that move at least this many bytes should fill the machine.
-constexpr double kFillBytes = 1e6;
-
 /// The divisors of `extent` that are multiples of `align` or `extent`
 /// itself, at most `limit` (ascending; `extent` is always included when it
 /// is within the limit).
@@ -259,25 +256,27 @@ struct Expander {
                         o.shape.back(), ReduceKind::sum);
   }
 
-  /// The model's time for a tiling's kernels, or nothing if one cannot
-  /// launch within the shared-memory budget.
-  std::optional<double> tilingSeconds(const UOp &op,
-                                      const MatmulTiling &t) const {
-    double total = 0;
+  /// The ranking figure of a tiling's kernels (CostModel.h,
+  /// rankingSeconds), or nothing if one cannot launch within the
+  /// shared-memory budget.
+  std::optional<double> tilingRank(const UOp &op, const MatmulTiling &t) const {
+    llvm::SmallVector<KernelCost, 2> kernels;
+    double seconds = 0;
     auto price = [&](const UGraph &b) {
       if (!b.error.empty())
         return false;
       KernelPlan plan = planKernel(b, target);
       if (!plan.launchable || plan.sharedBytes > opt.sharedMemoryBytes)
         return false;
-      total += estimateKernel(b, plan, target).seconds;
+      kernels.push_back(estimateKernel(b, plan, target));
+      seconds += kernels.back().seconds;
       return true;
     };
     if (!price(matmulKernel(op, t)))
       return std::nullopt;
     if (t.splits > 1 && !price(splitCombineKernel(op, t)))
       return std::nullopt;
-    return total;
+    return rankingSeconds(seconds, kernels, target);
   }
 
   /// The small-matmul rule: the largest tiles within the options, grown
@@ -325,7 +324,7 @@ struct Expander {
         steps.push_back(tk);
     struct Priced {
       MatmulTiling tiling;
-      double seconds;
+      double rank;
       int64_t blocks;
     };
     llvm::SmallVector<Priced> priced;
@@ -334,8 +333,8 @@ struct Expander {
           (t.splits > 1 ? t.splits : n / t.tn) * (m / t.tm) * batch;
       if (blocks > kMaxBlocks)
         return;
-      if (std::optional<double> secs = tilingSeconds(op, t))
-        priced.push_back({t, *secs, blocks});
+      if (std::optional<double> rank = tilingRank(op, t))
+        priced.push_back({t, *rank, blocks});
     };
     consider(base);
     for (int64_t tk : steps)
@@ -350,32 +349,20 @@ struct Expander {
         }
     if (priced.empty())
       return base;
-    // A grid that fills the machine (Target.h, fillBlocks) is preferred
-    // while the model prices it within kFillPreference of the cheapest:
-    // what separates the forms there is the constant launch term, which
-    // ignores launch overlap in a stream (Lowering.md, "Large matmuls").
-    // Estimates within kTieFraction are the model's noise (launch-bound
-    // kernels differ in the fourth digit): among them the grid that gives
-    // more SMs a block wins, then the single kernel, then the earlier
-    // candidate.
-    constexpr double kFillPreference = 0.25, kTieFraction = 0.01;
-    auto cheapestOf = [&](bool fillingOnly) {
-      std::optional<double> c;
-      for (const Priced &p : priced)
-        if (!fillingOnly || p.blocks >= target.fillBlocks())
-          c = c ? std::min(*c, p.seconds) : p.seconds;
-      return c;
-    };
-    double cheapest = *cheapestOf(false);
-    std::optional<double> filling = cheapestOf(true);
-    bool fillOnly = filling && *filling <= cheapest * (1 + kFillPreference);
-    double bound = (fillOnly ? *filling : cheapest) * (1 + kTieFraction);
+    // Ranking figures within kTieFraction of the lowest are the model's
+    // noise (launch-bound kernels differ in the fourth digit): among them
+    // the grid that gives more SMs a block wins, then the single kernel,
+    // then the earlier candidate.
+    constexpr double kTieFraction = 0.01;
+    double lowest = priced.front().rank;
+    for (const Priced &p : priced)
+      lowest = std::min(lowest, p.rank);
     const Priced *best = nullptr;
     auto filled = [&](const Priced &p) {
       return std::min<int64_t>(p.blocks, target.numSMs);
     };
     for (const Priced &p : priced) {
-      if (p.seconds > bound || (fillOnly && p.blocks < target.fillBlocks()))
+      if (p.rank > lowest * (1 + kTieFraction))
         continue;
       if (!best || filled(p) > filled(*best) ||
           (filled(p) == filled(*best) && p.tiling.splits == 1 &&

@@ -338,9 +338,11 @@ struct SuperoptimizePass
     if (failed(ref))
       return failure();
     const TargetInfo info = *lookupTarget(target); // checked by the caller
-    auto costOf = [&](const UGraph &g) {
+    auto costOf = [&](const UGraph &g) -> search::LaunchEstimate {
       GraphCost c = estimateCost(g, info);
-      return c.fits ? c.seconds : std::numeric_limits<double>::infinity();
+      if (!c.fits)
+        return std::numeric_limits<double>::infinity();
+      return {c.seconds, rankingSeconds(c, info)};
     };
     SearchReport report;
     report.graph = graph.getSymName()->str();
@@ -349,7 +351,7 @@ struct SuperoptimizePass
     // other target figures) is never reused.
     report.cacheKey = cacheKey(
         *ref, target, optionKey() + ";cost_model=" + costModelFingerprint(info));
-    report.inputCostUs = costOf(*ref) * 1e6;
+    report.inputCostUs = costOf(*ref).seconds * 1e6;
     report.kernelsInInput = countKernels(*ref);
     report.cache = cache.enabled() ? CacheStatus::Miss : CacheStatus::Disabled;
     report.cacheError = cache.error();
@@ -469,7 +471,7 @@ struct SuperoptimizePass
       }
     }
 
-    double bestUs = winner ? costOf(*winner) * 1e6 : report.inputCostUs;
+    double bestUs = winner ? costOf(*winner).seconds * 1e6 : report.inputCostUs;
     bool improves = winner && bestUs < report.inputCostUs;
     report.bestCostUs = improves ? bestUs : report.inputCostUs;
     report.kernelsInWinner = improves ? countKernels(*winner)

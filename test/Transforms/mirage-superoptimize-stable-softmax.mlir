@@ -3,7 +3,8 @@
 // reduce_max, sub, exp, reduce_sum, reciprocal, mul. The search runs on the
 // shift-free form and every instance gets a shift back.
 // By default the winner is a looping split pair (prefix LOOPING): the keys
-// split over 16 blocks per row tile, each looping over its part with a
+// split over 32 blocks per row tile (128 blocks: a grid that fills the
+// machine, CostModel.md "Ranking"), each looping over its part with a
 // running max (OnlineSoftmax.md), and a combine spread over the head dim
 // (MultiKernel.md, "Combining kernels that fill the machine"). Without
 // split pairs (split-kernels=false) the winner is one flash-attention
@@ -58,7 +59,7 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
 
 // The looping split pair: kernel 1 loops over its split of the keys with
 // a running max, rescales its sums and saves the last max; kernel 2 folds
-// the splits on 4 × 4 blocks, each with 16 of the 64 columns.
+// the 32 splits of each row on 4 × 8 blocks, each with 8 of the 64 columns.
 // LOOPING: mirage_kernel.graph "graph0_opt" reference "graph0"
 // LOOPING-NOT: mirage_kernel.reduce
 // LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, {{[0-9]+}}, 1] forloop = {{[2-9]|[1-9][0-9]+}} :
@@ -67,7 +68,7 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
 // LOOPING: mirage_block.accum {{sum|sum_last}} {{.*}} rescale
 // LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, {{[2-9]|[1-9][0-9]+}}, 1] forloop = 1
 // LOOPING: mirage_block.reduce max
-// LOOPING: mirage_block.input_iterator {{.*}} imap = [{{-?[0-9]}}, 2, -1] fmap = -1 : tensor<32x64x64xf16>
+// LOOPING: mirage_block.input_iterator {{.*}} imap = [{{-?[0-9]}}, 2, -1] fmap = -1 : tensor<64x64x64xf16>
 // LOOPING: mirage_block.binary div
 // LOOPING: mirage_block.output_saver {{.*}} omap = [{{-?[0-9]}}, 2, -1]
 // LOOPING-NOT: mirage_kernel.custom

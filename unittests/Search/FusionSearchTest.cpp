@@ -108,6 +108,45 @@ TEST(FusionSearch, NoFinalVerificationOfGraphsNoCheaperThanTheReference) {
   EXPECT_GE(cheaper.stats.finalVerified, 1u);
 }
 
+// The search orders candidates by the ranking figure and reports the
+// estimate (CostModel.md, "Ranking: a charge for grids that leave SMs
+// idle"). Here the estimate favours the smallest grid and the ranking
+// figure doubles it below 64 blocks: the winner is the smallest grid of
+// at least 64 blocks, and its reported cost is its estimate.
+TEST(FusionSearch, RanksByTheRankingFigureAndReportsTheEstimate) {
+  UGraph ref = test::rmsMatmulReference(16, 1024, 2048, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 4;
+  opts.threads = 2;
+  auto blocksOf = [](const UGraph &g) {
+    int64_t blocks = 0;
+    for (const UOp &op : g.ops)
+      if (op.kind == OpKind::Custom) {
+        const GridDims &d = g.bodies[op.body].grid;
+        blocks += d[0] * d[1] * d[2];
+      }
+    return blocks;
+  };
+  auto seconds = [&](const UGraph &g) {
+    int64_t b = blocksOf(g);
+    return b == 0 ? 1e-5 : 1e-6 + static_cast<double>(b) * 1e-12;
+  };
+  auto cost = [&](const UGraph &g) -> LaunchEstimate {
+    int64_t b = blocksOf(g);
+    double s = seconds(g);
+    return {s, b > 0 && b < 64 ? 2 * s : s};
+  };
+  FusionSearchResult r = searchFusedKernel(ref, opts, cost, PruneFactory());
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_GE(blocksOf(r.best), 64);
+  EXPECT_DOUBLE_EQ(r.bestSeconds, seconds(r.best));
+  // By the estimate alone the winner has fewer blocks.
+  FusionSearchResult plain =
+      searchFusedKernel(ref, opts, seconds, PruneFactory());
+  ASSERT_TRUE(plain.found) << plain.message;
+  EXPECT_LT(blocksOf(plain.best), 64);
+}
+
 // With an eps and a weight the search still finds one fused kernel; the
 // paper's form, with the RMS accumulated in the matmul's for-loop, needs an
 // `rms_last` accumulator that carries the reference's eps.

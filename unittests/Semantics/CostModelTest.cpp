@@ -262,3 +262,26 @@ TEST(CostModel, NarrowTileRowsMoveWholeSectors) {
   EXPECT_GE(n.kernels[0].l2Bytes, 8 * wBytes);
   EXPECT_LT(w.kernels[0].l2Bytes, 2 * wBytes + 32 * 2.0 * 8 * 4096);
 }
+
+// The ranking figure (CostModel.md, "Ranking: a charge for grids that leave
+// SMs idle"): a kernel moving a megabyte on fewer blocks than fillBlocks()
+// is charged kUnderfillCharge; one on a filling grid, or one moving less,
+// is ranked at its estimate. The charge only orders: the estimate is
+// unchanged, and the figure is never below it.
+TEST(CostModel, RankingChargesGridsThatLeaveSMsIdle) {
+  TargetInfo h100 = *lookupTarget("h100");
+  ASSERT_EQ(h100.fillBlocks(), 128);
+  auto rankOf = [&](const UGraph &g) {
+    GraphCost c = estimateCost(g, h100);
+    EXPECT_GE(rankingSeconds(c, h100), c.seconds);
+    return std::make_pair(c.seconds, rankingSeconds(c, h100));
+  };
+  // 4 x 3584 by 3584 x 18944: 136 MB of weights.
+  auto [narrowSecs, narrowRank] = rankOf(fusedMatmul(4, 3584, 18944, 74, 56));
+  EXPECT_DOUBLE_EQ(narrowRank, narrowSecs * (1 + kUnderfillCharge));
+  auto [edgeSecs, edgeRank] = rankOf(fusedMatmul(4, 3584, 18944, 148, 56));
+  EXPECT_DOUBLE_EQ(edgeRank, edgeSecs);
+  // 4 x 256 by 256 x 512: 0.26 MB, latency-bound on any grid.
+  auto [smallSecs, smallRank] = rankOf(fusedMatmul(4, 256, 512, 4, 4));
+  EXPECT_DOUBLE_EQ(smallRank, smallSecs);
+}

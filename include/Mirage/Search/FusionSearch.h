@@ -65,9 +65,17 @@ using PruneFn = std::function<std::unique_ptr<PruneSession>()>;
 /// Makes the pruning test for a reference graph (at probe shapes); returns
 /// an empty function to disable pruning.
 using PruneFactory = std::function<PruneFn(const UGraph &probeReference)>;
-/// Estimated run time in seconds of a kernel graph (infinity if it does not
-/// fit the target); called concurrently from worker threads.
-using CostFn = std::function<double(const UGraph &)>;
+/// What the search knows of a kernel graph's cost: the estimated run time
+/// in seconds (infinity if it does not fit the target) and the figure
+/// candidates are ordered by (CostModel.h, rankingSeconds: never below the
+/// estimate). A plain number is both.
+struct LaunchEstimate {
+  double seconds = 0, rank = 0;
+  LaunchEstimate(double seconds) : seconds(seconds), rank(seconds) {}
+  LaunchEstimate(double seconds, double rank) : seconds(seconds), rank(rank) {}
+};
+/// The cost of a kernel graph; called concurrently from worker threads.
+using CostFn = std::function<LaunchEstimate(const UGraph &)>;
 
 /// A snapshot of a running search, for progress reports.
 struct SearchProgress {

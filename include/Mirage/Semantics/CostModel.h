@@ -18,6 +18,8 @@
 #include "Mirage/Semantics/Target.h"
 #include "Mirage/Semantics/UGraph.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <string>
 #include <vector>
 
@@ -89,6 +91,27 @@ KernelCost estimateKernel(const UGraph &block, const KernelPlan &plan,
 /// skips launch patterns whose floor cannot beat its best graph so far.
 double trafficFloorSeconds(const UGraph &block, double savedBytes,
                            const TargetInfo &target);
+
+/// Kernels that move at least this many DRAM bytes should fill the machine
+/// (kernel-roofline.md, target 2).
+inline constexpr double kFillBytes = 1e6;
+/// What ranking charges a launch that leaves SMs idle (CostModel.md,
+/// "Ranking: a charge for grids that leave SMs idle").
+inline constexpr double kUnderfillCharge = 0.15;
+
+/// Whether `k` fills the machine: it launches target.fillBlocks() blocks,
+/// or moves too little to need to.
+bool fillsMachine(const KernelCost &k, const TargetInfo &target);
+
+/// The figure the search and the expansion order launches by: the
+/// estimate `seconds` of `kernels`, times 1 + kUnderfillCharge if one of
+/// them does not fill the machine. Never below `seconds`, so a lower bound
+/// of the estimate bounds it too.
+double rankingSeconds(double seconds, llvm::ArrayRef<KernelCost> kernels,
+                      const TargetInfo &target);
+inline double rankingSeconds(const GraphCost &c, const TargetInfo &target) {
+  return rankingSeconds(c.seconds, c.kernels, target);
+}
 
 /// A fingerprint of the model on `target`: the bits of its estimates for a
 /// fixed set of probe graphs. Any change of a formula or a constant changes

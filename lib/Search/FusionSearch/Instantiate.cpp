@@ -111,16 +111,18 @@ std::vector<Instance> fusion::cheapestInstances(
         return;
       g = std::move(*stable);
     }
-    double s = cost(g);
-    // On an equal estimate the larger grid: 128 and 256 blocks of the
-    // same work cost the same on 132 SMs by the model (the busiest SM moves
-    // 1/128 of it either way), but 256 keeps every SM busy and more bytes
-    // in flight (FusionSearch.md, "Grid extents").
-    if (s < best.seconds ||
-        (s == best.seconds && best.valid() &&
+    LaunchEstimate e = cost(g);
+    // By the ranking figure (CostModel.md, "Ranking: a charge for grids
+    // that leave SMs idle"); on an equal figure the larger grid: 128 and
+    // 256 blocks of the same work cost the same on 132 SMs by the model
+    // (the busiest SM moves 1/128 of it either way), but 256 keeps every
+    // SM busy and more bytes in flight (FusionSearch.md, "Grid extents").
+    if (e.rank < best.rank ||
+        (e.rank == best.rank && best.valid() &&
          launchedBlocks(g) > launchedBlocks(best.graph))) {
       best.graph = std::move(g);
-      best.seconds = s;
+      best.seconds = e.seconds;
+      best.rank = e.rank;
     }
   };
   // A split pair, and the same pair with its combine on more blocks

@@ -422,7 +422,8 @@ std::vector<UGraph> widenedCombines(const UGraph &pair);
 /// The cheapest real-shape instance of one found block graph in one form.
 struct Instance {
   UGraph graph;
-  double seconds = std::numeric_limits<double>::infinity();
+  double seconds = std::numeric_limits<double>::infinity(); // estimate
+  double rank = std::numeric_limits<double>::infinity(); // ranking figure
   size_t pattern = 0, index = 0; // the Found's place, for a stable order
   bool split = false;            // a split pair (ranks after one kernel on ties)
   bool valid() const { return seconds < std::numeric_limits<double>::infinity(); }
