@@ -563,7 +563,8 @@ TEST(SplitReduction, FlashDecodingIsFiniteWhereASplitIsAllMasked) {
 // every split, the per-row maxima and sums whole (MultiKernel.md,
 // "Combining kernels that fill the machine"). Each widened pair verifies
 // like the pair, the model finds the combine on more blocks faster, and
-// the split pattern's cost floor stays below every widened pair.
+// the split pattern's cost floor stays below every widened pair. (Its
+// heads are one per block already: no refinement of the rows adds forms.)
 TEST(SplitReduction, WidenedCombinesSpreadTheFoldOverColumns) {
   UGraph ref = stableGqaReference(2, 16, 64, 256);
   std::optional<ShiftFree> sf = shiftFreeReference(ref);
@@ -623,7 +624,10 @@ TEST(SplitReduction, WidenedCombinesSpreadTheFoldOverColumns) {
 
 // The fold of a split pair of instantiateSplit walks the partials' last
 // dim with its for-loop, the columns' dim: no block can own some columns
-// of every split there, so the pair has no widened form.
+// of every split there, so the pair has no form spread over its columns.
+// What it has is its rows split finer by the axis that already splits them
+// (the refinement that lets a combine fill the machine by its rows), each
+// equivalent to the reference.
 TEST(SplitReduction, NoWidenedCombineWhereTheFoldWalksTheColumns) {
   UGraph ref = gqaReference(2, 16, 64, 256);
   UGraph one = gqaOneKernelBlock(ref, 1, 4);
@@ -631,5 +635,20 @@ TEST(SplitReduction, NoWidenedCombineWhereTheFoldWalksTheColumns) {
   ASSERT_TRUE(plan.ok) << plan.why;
   UGraph pair;
   ASSERT_TRUE(instantiateSplit(one, plan, ref, {2, 1, 1}, 8, 1, pair));
-  EXPECT_TRUE(widenedCombines(pair).empty());
+  const UGraph &k2 = body(pair, 1);
+  const int64_t blocks = k2.grid[0] * k2.grid[1] * k2.grid[2];
+  std::vector<UGraph> wide = widenedCombines(pair);
+  ASSERT_FALSE(wide.empty());
+  for (const UGraph &w : wide) {
+    const UGraph &w2 = body(w, 1);
+    EXPECT_GT(w2.grid[0] * w2.grid[1] * w2.grid[2], blocks);
+    const UOp *saver = firstOf(w2, OpKind::OutputSaver);
+    ASSERT_NE(saver, nullptr);
+    const int64_t last = w2.values[saver->operands[0]].shape.size() - 1;
+    EXPECT_EQ(w2.values[saver->operands[0]].shape[last],
+              w2.values[saver->results[0]].shape[last])
+        << "the columns stay whole";
+    VerificationResult vr = verifyAt64Bits(w, ref);
+    EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+  }
 }

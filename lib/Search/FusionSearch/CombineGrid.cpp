@@ -78,37 +78,55 @@ int freeAxis(const UGraph &b) {
   return -1;
 }
 
-/// `b` on `f` blocks along `axis` over dim `d` (extent `e` in the tiles that
-/// span it), or nullopt if `b` is not parallel along `d`.
+/// `b` on `f` times more blocks along `axis` over dim `d` (extent `e` in the
+/// tiles that span it): with `refine` false the axis is free (extent 1, in
+/// no map) and now splits `d`; with `refine` true it already splits `d` in
+/// every iterator and saver whose tile spans it, and each of its blocks
+/// splits in `f`. Nullopt if `b` is not parallel along `d`.
 std::optional<UGraph> widen(const UGraph &b, int axis, int64_t d, int64_t e,
-                            int64_t f) {
+                            int64_t f, bool refine) {
   const size_t rank = b.values[b.outputs.front()].shape.size();
   ParallelAlong parallel(b, d);
-  for (const UValue &v : b.values) {
+  for (size_t i = 0; i < b.values.size(); ++i) {
+    const UValue &v = b.values[i];
     if (v.phase == Phase::Scalar)
       continue;
-    if (v.shape.size() != rank || (v.shape[d] != e && v.shape[d] != 1))
+    // Refining, the device tensors are split along `d` (the maps are
+    // checked below); every tile spans `e` or broadcasts.
+    const bool device =
+        llvm::is_contained(b.inputs, static_cast<int32_t>(i)) ||
+        (v.def >= 0 && b.ops[v.def].kind == OpKind::OutputSaver);
+    if (v.shape.size() != rank ||
+        (!(refine && device) && v.shape[d] != e && v.shape[d] != 1))
       return std::nullopt;
   }
   for (const UOp &op : b.ops) {
     if (!parallel.dispatchUOpVisitor(op))
       return std::nullopt;
-    if (op.kind == OpKind::InputIterator || op.kind == OpKind::OutputSaver) {
-      if (mapsDim(op.map, op.kind == OpKind::InputIterator ? op.fmap : -1, d))
+    if (op.kind != OpKind::InputIterator && op.kind != OpKind::OutputSaver)
+      continue;
+    const bool iterator = op.kind == OpKind::InputIterator;
+    const int32_t device = iterator ? op.operands[0] : op.results[0];
+    const int32_t tile = iterator ? op.results[0] : op.operands[0];
+    const bool spans = b.values[tile].shape[d] == e;
+    if (refine) {
+      // `axis` alone selects `d`, in exactly the maps whose tiles span it.
+      AxisMap others = op.map;
+      others[axis] = -1;
+      if (mapsDim(others, iterator ? op.fmap : -1, d) ||
+          (op.map[axis] == d) != spans)
         return std::nullopt;
-      // The device tensor along `d` is the tile: whole, not selected.
-      const int32_t device = op.kind == OpKind::InputIterator
-                                 ? op.operands[0]
-                                 : op.results[0];
-      const int32_t tile = op.kind == OpKind::InputIterator ? op.results[0]
-                                                            : op.operands[0];
-      if (b.values[device].shape[d] != b.values[tile].shape[d])
-        return std::nullopt;
+      continue;
     }
+    if (mapsDim(op.map, iterator ? op.fmap : -1, d))
+      return std::nullopt;
+    // The device tensor along `d` is the tile: whole, not selected.
+    if (b.values[device].shape[d] != b.values[tile].shape[d])
+      return std::nullopt;
   }
   UGraph w(Level::Block);
   w.grid = b.grid;
-  w.grid[axis] = f;
+  w.grid[axis] = refine ? b.grid[axis] * f : f;
   w.forloopRange = b.forloopRange;
   w.target = b.target;
   std::vector<int32_t> map(b.values.size(), -1);
@@ -116,9 +134,9 @@ std::optional<UGraph> widen(const UGraph &b, int axis, int64_t d, int64_t e,
     map[in] = w.addInput(b.values[in].shape, b.values[in].type);
   for (const UOp &op : b.ops) {
     UOp spread = op;
-    if (op.kind == OpKind::OutputSaver ||
-        (op.kind == OpKind::InputIterator &&
-         b.values[op.results[0]].shape[d] == e))
+    if (!refine && (op.kind == OpKind::OutputSaver ||
+                    (op.kind == OpKind::InputIterator &&
+                     b.values[op.results[0]].shape[d] == e)))
       spread.map[axis] = d;
     if (!replayOp(w, spread, map,
                   op.body >= 0 ? b.bodies[op.body] : UGraph()))
@@ -130,6 +148,24 @@ std::optional<UGraph> widen(const UGraph &b, int axis, int64_t d, int64_t e,
   if (!info || !planKernel(w, *info).launchable)
     return std::nullopt;
   return w;
+}
+
+/// Copies of `pair` whose last kernel's body `b` is spread by every factor
+/// along `axis` over the first output's dim `d` (widen's `refine`).
+void addSpread(const UGraph &pair, int32_t last, const UGraph &b, int axis,
+               int64_t d, bool refine, std::vector<UGraph> &out) {
+  const UValue &saved = b.values[b.outputs.front()];
+  const int64_t e =
+      refine ? b.values[b.ops[saved.def].operands[0]].shape[d] : saved.shape[d];
+  const int64_t blocks = b.grid[0] * b.grid[1] * b.grid[2];
+  for (int64_t f : combineWideningFactors(e, blocks)) {
+    std::optional<UGraph> w = widen(b, axis, d, e, f, refine);
+    if (!w)
+      return; // the same checks fail for every factor
+    UGraph g = pair;
+    g.bodies[pair.ops[last].body] = std::move(*w);
+    out.push_back(std::move(g));
+  }
 }
 
 } // namespace
@@ -153,30 +189,32 @@ std::vector<UGraph> fusion::widenedCombines(const UGraph &pair) {
   if (last < 0 || pair.ops[last].body < 0)
     return out;
   const UGraph &b = pair.bodies[pair.ops[last].body];
-  const int axis = freeAxis(b);
-  if (axis < 0 || b.outputs.empty())
+  if (b.outputs.empty())
     return out;
-  const Shape &tile = b.values[b.outputs.front()].shape;
-  // The tile of the first output, along a dim no map selects; the other
-  // outputs and every value must agree (checked by widen). One dim is
-  // enough: kernel 2's tiles are a head's rows whole (the fold) by its
-  // columns.
-  for (int64_t d = static_cast<int64_t>(tile.size()) - 1; d >= 0; --d) {
-    const int64_t e = tile[d];
-    const int64_t blocks = b.grid[0] * b.grid[1] * b.grid[2];
-    std::vector<int64_t> factors = combineWideningFactors(e, blocks);
-    if (factors.empty())
-      continue;
-    for (int64_t f : factors) {
-      std::optional<UGraph> w = widen(b, axis, d, e, f);
-      if (!w)
-        break; // the same checks fail for every factor
-      UGraph g = pair;
-      g.bodies[pair.ops[last].body] = std::move(*w);
-      out.push_back(std::move(g));
-    }
-    if (!out.empty())
-      break;
-  }
+  const int64_t rank = b.values[b.outputs.front()].shape.size();
+  // Along a dim no map selects, on the free axis. One dim is enough:
+  // kernel 2's tiles are a head's rows whole (the fold) by its columns.
+  const int free = freeAxis(b);
+  if (free >= 0)
+    for (int64_t d = rank - 1; d >= 0 && out.empty(); --d)
+      addSpread(pair, last, b, free, d, /*refine=*/false, out);
+  // Then each of those, and the pair itself, with an axis that already
+  // splits a dim of the outputs splitting it finer: a combine whose
+  // columns are down to kMinCombineTile can still fill the machine by its
+  // rows (MultiKernel.md, "Combining kernels that fill the machine").
+  std::vector<UGraph> refined;
+  auto refine = [&](const UGraph &g) {
+    const UGraph &body = g.bodies[g.ops[last].body];
+    const UOp &saver = body.ops[body.values[body.outputs.front()].def];
+    // Not the axis just spread: its finer splits are the larger factors.
+    for (int a = 0; a < 3; ++a)
+      if (a != free && saver.map[a] >= 0)
+        addSpread(g, last, body, a, saver.map[a], /*refine=*/true, refined);
+  };
+  refine(pair);
+  for (const UGraph &g : out)
+    refine(g);
+  for (UGraph &g : refined)
+    out.push_back(std::move(g));
   return out;
 }
