@@ -3,10 +3,11 @@
 // Kernel 2 of a split pair runs on its pattern's grid with the split axis
 // collapsed (a few blocks, each folding every partial of its part in one
 // round trip). Here it is also spread over that free axis along one more dim
-// of its outputs, so that the cost model can trade blocks against re-read
-// per-row values (docs/Rationale/MultiKernel.md, "Combining kernels that
-// fill the machine"). Like every candidate, the widened pair is verified at
-// the real shapes; the construction is exact by `parallelAlong`.
+// of its outputs, and split finer along a dim an axis already splits, so
+// that the cost model can trade blocks against re-read per-row values
+// (docs/Rationale/MultiKernel.md, "Combining kernels that fill the
+// machine", "Refined rows"). Like every candidate, the widened pair is
+// verified at the real shapes; the construction is exact by `parallelAlong`.
 //
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
@@ -201,7 +202,7 @@ std::vector<UGraph> fusion::widenedCombines(const UGraph &pair) {
   // Then each of those, and the pair itself, with an axis that already
   // splits a dim of the outputs splitting it finer: a combine whose
   // columns are down to kMinCombineTile can still fill the machine by its
-  // rows (MultiKernel.md, "Combining kernels that fill the machine").
+  // rows (MultiKernel.md, "Refined rows").
   std::vector<UGraph> refined;
   auto refine = [&](const UGraph &g) {
     const UGraph &body = g.bodies[g.ops[last].body];

@@ -412,9 +412,10 @@ std::vector<int64_t> combineWideningFactors(int64_t extent, int64_t blocks);
 /// Copies of a split pair `pair` (a kernel graph whose last custom kernel
 /// folds the partials: instantiateSplit, localizeSplitMax) with that kernel
 /// also spread over its free grid axis along a dim of its outputs, one per
-/// factor (docs/Rationale/MultiKernel.md, "Combining kernels that fill the
-/// machine"). Empty when the combine has no free axis or is not parallel
-/// along any dim of its outputs.
+/// factor, and each of those and the pair with an axis that already splits
+/// a dim of the outputs splitting it finer (docs/Rationale/MultiKernel.md,
+/// "Combining kernels that fill the machine", "Refined rows"). Empty when
+/// the combine is parallel along no dim it could spread or refine.
 std::vector<UGraph> widenedCombines(const UGraph &pair);
 
 //===--- Instantiate.cpp --------------------------------------------------===//
