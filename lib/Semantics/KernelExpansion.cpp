@@ -186,17 +186,25 @@ struct Expander {
     int64_t tm, tn, tk, splits;
   };
 
+  /// The grid of kernel 1 of a tiling: column tiles (or splits) by row
+  /// tiles by batch.
+  GridDims matmulGrid(const UOp &op, const MatmulTiling &t) const {
+    const Shape &os = val(op.results[0]).shape;
+    int64_t r = os.size();
+    return {t.splits > 1 ? t.splits : os[r - 1] / t.tn, os[r - 2] / t.tm,
+            r >= 3 ? os[0] : 1};
+  }
+
   /// Kernel 1 of a tiling: the tiled matmul, or with splits > 1 each
   /// split's partial sums saved side by side in a [.., M, N·S] tensor.
   UGraph matmulKernel(const UOp &op, const MatmulTiling &t) const {
     const Shape &os = val(op.results[0]).shape;
     const Shape &as = val(op.operands[0]).shape;
-    int64_t r = os.size(), m = os[r - 2], n = os[r - 1], k = as[r - 1];
-    int64_t batch = r >= 3 ? os[0] : 1;
+    int64_t r = os.size(), k = as[r - 1];
     Partition p;
     p.tile.assign(os.begin(), os.end());
     bool split = t.splits > 1;
-    p.grid = {split ? t.splits : n / t.tn, m / t.tm, batch};
+    p.grid = matmulGrid(op, t);
     p.map = {r - 1, r - 2, r >= 3 ? 0 : -1};
     llvm::SmallVector<int32_t> ins;
     UGraph b = blockFor(op, p, k / t.splits / t.tk, ins);
@@ -304,7 +312,6 @@ struct Expander {
   MatmulTiling rankedTiling(const UOp &op, const MatmulTiling &base) const {
     const Shape &os = val(op.results[0]).shape;
     int64_t r = os.size(), m = os[r - 2], n = os[r - 1];
-    int64_t batch = r >= 3 ? os[0] : 1;
     constexpr int64_t kMaxTile = 128;
     llvm::SmallVector<int64_t, 8> rows =
         alignedDivisors(m, std::max(kMaxTile, base.tm), target.mma.m);
@@ -329,8 +336,8 @@ struct Expander {
     };
     llvm::SmallVector<Priced> priced;
     auto consider = [&](const MatmulTiling &t) {
-      int64_t blocks =
-          (t.splits > 1 ? t.splits : n / t.tn) * (m / t.tm) * batch;
+      GridDims g = matmulGrid(op, t);
+      int64_t blocks = g[0] * g[1] * g[2];
       if (blocks > kMaxBlocks)
         return;
       if (std::optional<double> rank = tilingRank(op, t))
