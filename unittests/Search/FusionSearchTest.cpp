@@ -866,10 +866,59 @@ TEST(FusionSearch, MaskChainIsOneMenuItem) {
   EXPECT_FALSE(chains[0].chain[0].inputFirst);
   EXPECT_EQ(chains[0].chain[1].kind, BinaryKind::add);
   EXPECT_EQ(chains[0].chain[1].input, 4);
-  // The unmasked attention has no chain: one binary op with an input is
-  // an ordinary operator.
+  // The unmasked attention has no chain: no binary op reads a graph input.
   for (const fusion::MenuItem &m : fusion::operatorMenu(stableAttention(false)))
     EXPECT_TRUE(m.chain.empty());
+}
+
+static bool hasPlainBinary(const std::vector<fusion::MenuItem> &menu,
+                           BinaryKind k) {
+  return llvm::any_of(menu, [&](const fusion::MenuItem &m) {
+    return m.kind == OpKind::Binary && m.sub == (int32_t)k && m.chain.empty();
+  });
+}
+
+// A lone additive mask (as exported models pass theirs) is a chain of one
+// step, and the plain add is then not on the menu: the reference adds
+// nothing but the mask, and a binary add would pair every two values of
+// every prefix. An add of two computed values keeps the plain item.
+TEST(FusionSearch, LoneMaskAddIsAOneStepChain) {
+  UGraph ref(Level::Kernel);
+  int32_t q = ref.addInput({2, 16, 16}, ElemType::F16);
+  int32_t k = ref.addInput({2, 16, 64}, ElemType::F16);
+  int32_t v = ref.addInput({2, 64, 16}, ElemType::F16);
+  int32_t mask = ref.addInput({1, 16, 64}, ElemType::F16);
+  int32_t s = ref.addUnary(UnaryKind::mul_scalar, ref.addMatmul(q, k), 0.125);
+  addSoftmaxTimesV(ref, ref.addBinary(BinaryKind::add, s, mask), v);
+  ASSERT_TRUE(ref.error.empty()) << ref.error;
+  std::vector<fusion::MenuItem> menu = fusion::operatorMenu(ref);
+  unsigned chains = 0;
+  for (const fusion::MenuItem &m : menu) {
+    if (m.chain.empty())
+      continue;
+    ++chains;
+    ASSERT_EQ(m.chain.size(), 1u);
+    EXPECT_EQ(m.chain[0].kind, BinaryKind::add);
+    EXPECT_EQ(m.chain[0].input, 3);
+    EXPECT_FALSE(m.chain[0].inputFirst);
+  }
+  EXPECT_EQ(chains, 1u);
+  EXPECT_FALSE(hasPlainBinary(menu, BinaryKind::add));
+  EXPECT_TRUE(hasPlainBinary(menu, BinaryKind::sub)); // x − max: computed
+
+  // s + s·mask: the mask's mul is a chain, the add of two computed values
+  // a plain item.
+  UGraph both(Level::Kernel);
+  int32_t a = both.addInput({2, 16, 16}, ElemType::F16);
+  int32_t w = both.addInput({2, 16, 64}, ElemType::F16);
+  int32_t m = both.addInput({1, 16, 64}, ElemType::F16);
+  int32_t p = both.addMatmul(a, w);
+  both.markOutput(
+      both.addBinary(BinaryKind::add, p, both.addBinary(BinaryKind::mul, p, m)));
+  ASSERT_TRUE(both.error.empty()) << both.error;
+  std::vector<fusion::MenuItem> bothMenu = fusion::operatorMenu(both);
+  EXPECT_TRUE(hasPlainBinary(bothMenu, BinaryKind::add));
+  EXPECT_FALSE(hasPlainBinary(bothMenu, BinaryKind::mul));
 }
 
 // The chain's steps are appended and undone in place like any operator:
@@ -900,6 +949,47 @@ TEST(FusionSearch, ChainStepsUndoLikeOperators) {
     states += alone.first;
   }
   EXPECT_GT(states, 0u);
+}
+
+// The sink bound credits a chain with what it removes beyond a plain
+// operator: k − 1 for k of its tiles still sinks, nothing for a chain of
+// one step. (x @ w1 + b1) @ w2 + b2 starts with five tile sinks and one
+// output, and every pattern has a for-loop, whose in-loop sinks need an
+// accumulator: five operators at least (two matmuls, two bias chains, an
+// accumulator), so round 4 is cut at its root in every pattern (crediting
+// each bias tile a step let it enumerate), and round 5 finds the graph.
+TEST(FusionSearch, OneStepChainsGetNoSinkCredit) {
+  UGraph ref(Level::Kernel);
+  int32_t x = ref.addInput({16, 32}, ElemType::F16);
+  int32_t w1 = ref.addInput({32, 64}, ElemType::F16);
+  int32_t b1 = ref.addInput({1, 64}, ElemType::F16);
+  int32_t w2 = ref.addInput({64, 32}, ElemType::F16);
+  int32_t b2 = ref.addInput({1, 32}, ElemType::F16);
+  int32_t h = ref.addBinary(BinaryKind::add, ref.addMatmul(x, w1), b1);
+  ref.markOutput(ref.addBinary(BinaryKind::add, ref.addMatmul(h, w2), b2));
+  ASSERT_TRUE(ref.error.empty()) << ref.error;
+  FusionSearchOptions opts;
+  ProbeSetup setup = probeSetup(ref);
+  ASSERT_TRUE(setup.probe.ok);
+  unsigned chains = 0;
+  for (const fusion::MenuItem &m : setup.menu)
+    chains += m.chain.size() == 1;
+  EXPECT_EQ(chains, 2u);
+  auto run = [&](unsigned ops) {
+    uint64_t states = 0;
+    size_t found = 0;
+    for (size_t p = 0; p < setup.patterns.size(); ++p) {
+      fusion::SearchContext ctx(opts);
+      fusion::SharedEnumeration shared(1, ops);
+      fusion::enumerateBlockGraphs(ctx, setup.probe, setup.patterns[p], p,
+                                   setup.menu, PruneFn(), ops, shared, 0);
+      states += ctx.states.load();
+      found += shared.merged().size();
+    }
+    return std::make_pair(states, found);
+  };
+  EXPECT_EQ(run(4), std::make_pair(uint64_t(0), size_t(0)));
+  EXPECT_GT(run(5).second, 0u);
 }
 
 TEST(FusionSearch, FiniteMaskedAttentionIsOneFlashKernel) {

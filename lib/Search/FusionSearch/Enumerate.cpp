@@ -50,11 +50,14 @@ public:
       return i >= prologues.fused.size() || !prologues.fused[i];
     });
     chainTile.assign(b.values.size(), 0);
+    numChains = 0;
     for (const MenuItem &item : menu) {
       itemNeeded.push_back(llvm::is_contained(rest, item));
-      if (itemNeeded.back())
+      if (itemNeeded.back() && !item.chain.empty()) {
+        ++numChains;
         for (const InputStep &step : item.chain)
-          chainTile[b.ops[step.input].results[0]] = 1;
+          chainTile[b.ops[step.input].results[0]] = numChains;
+      }
     }
     protos.clear();
     for (const MenuItem &item : menu) {
@@ -150,8 +153,10 @@ private:
   std::vector<UOp> protos; // per menu item
   Prologues prologues;
   std::vector<bool> itemNeeded; // per menu item, after the prologues
-  /// Per value: 1 for the tile of an input an input chain reads.
-  std::vector<char> chainTile;
+  /// Per value: for the tile of an input an input chain reads, that
+  /// chain's number (from 1, in menu order); 0 for any other value.
+  std::vector<unsigned> chainTile;
+  unsigned numChains = 0;
   /// Per value: 1 for a chain's intermediate (only the chain reads it).
   std::vector<char> chainHidden;
   std::unique_ptr<PruneSession> session;
@@ -216,17 +221,25 @@ private:
       return;
     }
     // Each further op lowers the sink count by at most one, and in-loop
-    // sinks need an accumulator. An input chain of n steps lowers it by up
-    // to n, one more per chain tile it consumes beyond the first: at most
-    // one more per chain tile that is still a sink, over all the steps.
+    // sinks need an accumulator. An input chain, one step of the round,
+    // consumes its operand and each of its tiles and leaves one result: k
+    // of its tiles that are sinks lower the count by up to k, k - 1 more
+    // than a plain operator. A tile belongs to one chain (nothing else
+    // reads its input), and a chain's tiles stop being sinks once applied.
     unsigned outputs = probe.ref.outputs.size();
     unsigned need = (sinkValues.size() > outputs ? sinkValues.size() - outputs
                                                  : 0) +
                     (inLoop > 0 ? 1 : 0);
     unsigned left = limit - depth;
     unsigned chainSinks = 0;
-    for (int32_t v : sinkValues)
-      chainSinks += (size_t)v < chainTile.size() && chainTile[v];
+    if (numChains > 0) {
+      llvm::SmallVector<unsigned, 4> tilesPerChain(numChains, 0);
+      for (int32_t v : sinkValues)
+        if ((size_t)v < chainTile.size() && chainTile[v])
+          ++tilesPerChain[chainTile[v] - 1];
+      for (unsigned tiles : tilesPerChain)
+        chainSinks += tiles > 0 ? tiles - 1 : 0;
+    }
     if (need > left + chainSinks || left == 0)
       return;
     // The last operator must close the graph: leave exactly one sink per
@@ -356,9 +369,8 @@ private:
 
   /// An input chain on x: its steps appended as ordinary operators, the
   /// intermediates hidden from the rest of the enumeration, one step of
-  /// the round. The key is a unary operator's. The chain's operators may
-  /// also be reached one by one through the plain items (a duplicate
-  /// candidate costs a verification, not a wrong answer).
+  /// the round. The key is a unary operator's. The plain items never read
+  /// a chain's tiles, so its operators are reached through it alone.
   void extendChain(const Key &last, size_t m, int32_t x) {
     Key key;
     key.k[0] = x;

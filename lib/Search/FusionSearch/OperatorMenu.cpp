@@ -18,12 +18,19 @@ bool MenuItem::operator==(const MenuItem &o) const {
 
 namespace {
 
+/// One input chain: its steps and the ops of the reference they are.
+struct InputChain {
+  llvm::SmallVector<InputStep, 2> steps;
+  llvm::SmallVector<size_t, 2> ops;
+};
+
 /// The input chains of `ref` among the ops `includeOp` accepts: maximal
 /// runs of binary ops, each reading the previous one's result (read by
-/// nothing else) and a graph input read by nothing else, two or more long.
-/// The first op's other operand is a computed value (a chain on an input
-/// alone is a prologue's business).
-std::vector<llvm::SmallVector<InputStep, 2>>
+/// nothing else) and a graph input read by nothing else, one or more long
+/// (FusionSearch.md, "Input chains": a lone mask or bias add is a chain of
+/// one step). The first op's other operand is a computed value (a chain on
+/// an input alone is a prologue's business).
+std::vector<InputChain>
 inputChains(const UGraph &ref, llvm::function_ref<bool(size_t)> includeOp) {
   std::vector<unsigned> uses(ref.values.size(), 0);
   std::vector<int32_t> consumer(ref.values.size(), -1);
@@ -54,7 +61,7 @@ inputChains(const UGraph &ref, llvm::function_ref<bool(size_t)> includeOp) {
     }
     return std::nullopt;
   };
-  std::vector<llvm::SmallVector<InputStep, 2>> chains;
+  std::vector<InputChain> chains;
   for (size_t i = 0; i < ref.ops.size(); ++i) {
     std::optional<InputStep> first = step(i, -1);
     if (!first)
@@ -64,17 +71,19 @@ inputChains(const UGraph &ref, llvm::function_ref<bool(size_t)> includeOp) {
     int32_t xDef = ref.values[x].def;
     if (xDef >= 0 && uses[x] == 1 && step(xDef, -1))
       continue;
-    llvm::SmallVector<InputStep, 2> chain{*first};
+    InputChain chain;
+    chain.steps.push_back(*first);
+    chain.ops.push_back(i);
     int32_t r = ref.ops[i].results[0];
     while (uses[r] == 1 && consumer[r] >= 0) {
       std::optional<InputStep> next = step(consumer[r], r);
       if (!next)
         break;
-      chain.push_back(*next);
+      chain.steps.push_back(*next);
+      chain.ops.push_back(consumer[r]);
       r = ref.ops[consumer[r]].results[0];
     }
-    if (chain.size() >= 2)
-      chains.push_back(std::move(chain));
+    chains.push_back(std::move(chain));
   }
   return chains;
 }
@@ -100,6 +109,14 @@ fusion::operatorMenu(const UGraph &ref,
     m.inLoopOnly = true;
     addUnique(m);
   };
+  // An op that is a chain's step is offered through its chain only: the
+  // reference applies it to that input tile alone, which the plain items
+  // never read (FusionSearch.md, "Input chains").
+  std::vector<InputChain> chains = inputChains(ref, includeOp);
+  std::vector<bool> chainStep(ref.ops.size(), false);
+  for (const InputChain &c : chains)
+    for (size_t op : c.ops)
+      chainStep[op] = true;
   accum(AccumKind::sum);
   for (size_t i = 0; i < ref.ops.size(); ++i) {
     const UOp &op = ref.ops[i];
@@ -118,7 +135,8 @@ fusion::operatorMenu(const UGraph &ref,
       break;
     }
     case OpKind::Binary:
-      binary(op.binaryKind());
+      if (!chainStep[i])
+        binary(op.binaryKind());
       break;
     case OpKind::Reduce: {
       if (op.size != 1)
@@ -155,9 +173,9 @@ fusion::operatorMenu(const UGraph &ref,
       break;
     }
   }
-  for (llvm::SmallVector<InputStep, 2> &chain : inputChains(ref, includeOp)) {
-    MenuItem m{OpKind::Binary, (int32_t)chain.front().kind};
-    m.chain = std::move(chain);
+  for (InputChain &c : chains) {
+    MenuItem m{OpKind::Binary, (int32_t)c.steps.front().kind};
+    m.chain = std::move(c.steps);
     addUnique(m);
   }
   return menu;
