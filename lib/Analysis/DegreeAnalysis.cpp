@@ -243,6 +243,16 @@ struct Analyzer {
     }
     return x;
   }
+  /// x − x: the zero polynomial, whatever x is (the field computes exactly
+  /// 0 in every domain). A split softmax keeps its last running max in a
+  /// sum rescaled by prev − prev (localizeSplitMax); read as a generic
+  /// difference, that factor added the scores' height to the saved maximum
+  /// once per iteration, 150 bits over eight (Verification.md §4.2b).
+  static bool isSelfDifference(const UOp &op) {
+    return op.kind == OpKind::Binary &&
+           op.binaryKind() == BinaryKind::sub && op.operands.size() == 2 &&
+           op.operands[0] == op.operands[1];
+  }
   DegreeInfo binary(BinaryKind k, const DegreeInfo &a, const DegreeInfo &b,
                     double execs) {
     switch (k) {
@@ -323,6 +333,11 @@ struct Analyzer {
       rm = unaryDims(op.unaryKind(), eff(0), ext1(0));
       return;
     case OpKind::Binary:
+      if (isSelfDifference(op)) {
+        r = constant(0);
+        rm = kAllDims;
+        return;
+      }
       r = binary(op.binaryKind(), in(0), in(1), n);
       switch (op.binaryKind()) {
       case BinaryKind::add:
@@ -404,6 +419,10 @@ struct Analyzer {
       v[t.inputs[i]] = ins[i];
     for (const UOp &op : t.ops) {
       const DegreeInfo &x = v[op.operands[0]];
+      if (isSelfDifference(op)) {
+        v[op.results[0]] = constant(0);
+        continue;
+      }
       v[op.results[0]] = visitThreadOp(
           op,
           [&](UnaryKind k) { return unary(k, x, execs, op.scalar); },

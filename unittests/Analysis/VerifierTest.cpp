@@ -487,6 +487,37 @@ TEST(VerifierSoundness, DegreeSeesThroughMaxOfEqualArguments) {
   EXPECT_GE(d.outputs[0].num, 1024);
 }
 
+// Class 4: x − x is the zero polynomial (the field computes exactly 0), so
+// a factor (v − v) does not carry v's degree or height into a product, as a
+// split softmax's saved running max does through its `prev − prev`
+// rescale (Verification.md §4.2b); a difference of two values still does.
+TEST(VerifierSoundness, SelfDifferenceIsZero) {
+  auto graph = [](bool self) {
+    UGraph g;
+    int32_t x = g.addInput({4, 1}, ElemType::F32);
+    int32_t y = g.addInput({4, 1}, ElemType::F32);
+    int32_t v = power(g, x, 1024);
+    int32_t w = power(g, y, 1024);
+    int32_t zero = g.addBinary(BinaryKind::sub, v, self ? v : w);
+    g.markOutput(g.addBinary(BinaryKind::add,
+                             g.addBinary(BinaryKind::mul, zero, y), x));
+    return g;
+  };
+  GraphDegrees self = analyzeDegrees(graph(true), false);
+  GraphDegrees other = analyzeDegrees(graph(false), false);
+  ASSERT_EQ(self.outputs.size(), 1u);
+  ASSERT_EQ(other.outputs.size(), 1u);
+  EXPECT_LE(self.outputs[0].num, 1);
+  EXPECT_LE(self.outputs[0].hNum, 2);
+  EXPECT_GE(other.outputs[0].num, 1025);
+  // The zero's graph equals x, and the check accepts it.
+  UGraph x;
+  x.markOutput(x.addInput({4, 1}, ElemType::F32));
+  x.addInput({4, 1}, ElemType::F32);
+  VerificationResult r = verifyEquivalence(graph(true), x, seeded(11));
+  EXPECT_EQ(r.status, VerifyStatus::Equivalent) << r.message;
+}
+
 // Class 5: the seed is drawn at random by default and reported; a given
 // seed reproduces the run.
 TEST(VerifierSoundness, SeedIsRandomByDefaultAndReported) {

@@ -410,6 +410,39 @@ TEST(SplitReduction, LoopingSplitWithARunningMaxVerifiesInModeS) {
   EXPECT_NE(vr.message.find("mode S"), std::string::npos) << vr.message;
 }
 
+// Prefill (MultiKernel.md, "Prefill: stacking along a dim of one"): one
+// head whose query rows the grid splits into 4 row blocks, so no dim of two
+// or more is whole in every block; the splits stack along the head dim, of
+// extent 1 in the tile: partials of 4 × 16 × 8 and maxima of 4 × 16 × 1,
+// folded from 4 to 1 by kernel 2. Verified in mode S.
+TEST(SplitReduction, PrefillSplitsStackAlongADimOfOne) {
+  UGraph ref = stableGqaReference(1, 16, 8, 256);
+  std::optional<ShiftFree> sf = shiftFreeReference(ref);
+  ASSERT_TRUE(sf);
+  UGraph one = gqaOneKernelBlock(sf->ref, 4, 4);
+  SplitPlan plan = planSplit(one, twoAxesAndLoop());
+  ASSERT_TRUE(plan.ok) << plan.why;
+  UGraph looping;
+  ASSERT_TRUE(instantiateSplit(one, plan, sf->ref, {1, 4, 1}, /*splits=*/4,
+                               /*forloop=*/4, looping));
+  std::optional<UGraph> local = localizeSplitMax(looping, *sf, true);
+  ASSERT_TRUE(local);
+  ASSERT_EQ(local->ops.size(), 2u);
+  const UGraph &k1 = body(*local, 0);
+  ASSERT_EQ(k1.outputs.size(), 3u); // two partials, then the maxima
+  for (int32_t o : k1.outputs) {
+    const Shape &shape = k1.values[o].shape;
+    ASSERT_EQ(shape.size(), 3u);
+    EXPECT_EQ(shape[0], 4);  // the splits, stacked along the head dim
+    EXPECT_EQ(shape[1], 16); // every query row
+  }
+  EXPECT_EQ(body(*local, 1).grid[1], 4); // kernel 2 keeps the row blocks
+  VerificationResult vr = verifyAt64Bits(*local, ref);
+  EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+  EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  EXPECT_NE(vr.message.find("mode S"), std::string::npos) << vr.message;
+}
+
 // Online softmax's form (OnlineSoftmax.md, "Search"): a one-kernel instance
 // whose for-loop walks the keys gets a running max of the score row, its
 // exp shifted by cur and both sums rescaled by exp(prev − cur): one kernel,

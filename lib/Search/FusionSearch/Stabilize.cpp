@@ -415,27 +415,31 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
       return std::nullopt;
   }
   // The split axis selects the row dim d of the scores; the rows' dim R is
-  // whole in every block (the query rows of a group together), and the
-  // splits are stacked along it: split s holds rows [s·r, (s+1)·r) of
-  // every saved partial and of the saved maxima.
+  // whole in every block (the query rows of a group together, or a dim of
+  // one), and the splits are stacked along it: split s holds rows
+  // [s·r, (s+1)·r) of every saved partial and of the saved maxima.
   int sa = -1;
   for (int ax = 0; ax < 3; ++ax)
     if (b1.grid[ax] > 1 && (*axes)[ax] == d)
       sa = ax;
   if (sa < 0)
     return std::nullopt;
-  int64_t rowDim = -1;
-  for (int64_t dim = 0; dim < rank; ++dim) {
-    if (dim == d || yShape[dim] < 2)
-      continue;
-    bool whole = true;
+  // A dim of extent 1 that no grid axis maps stacks them as well (prefill,
+  // whose query rows the grid splits: MultiKernel.md, "Prefill: stacking
+  // along a dim of one"); a whole dim of two or more is preferred.
+  auto whole = [&](int64_t dim) {
     for (int ax = 0; ax < 3; ++ax)
-      whole &= !(b1.grid[ax] > 1 && (*axes)[ax] == dim);
-    if (whole) {
+      if (b1.grid[ax] > 1 && (*axes)[ax] == dim)
+        return false;
+    return true;
+  };
+  int64_t rowDim = -1;
+  for (int64_t dim = 0; dim < rank && rowDim < 0; ++dim)
+    if (dim != d && yShape[dim] >= 2 && whole(dim))
       rowDim = dim;
-      break;
-    }
-  }
+  for (int64_t dim = 0; dim < rank && rowDim < 0; ++dim)
+    if (dim != d && yShape[dim] == 1 && whole(dim))
+      rowDim = dim;
   if (rowDim < 0)
     return std::nullopt;
   const int64_t rows = yShape[rowDim];
