@@ -62,6 +62,9 @@ bool Driver::load(std::string &err) {
     return false;
   std::string ignored; // only used for nicer messages
   bind(lib, cuGetErrorName, "cuGetErrorName", ignored);
+  // Without it, kernels that wait on their predecessor are launched plainly
+  // (the wait is then a no-op and the stream orders them as usual).
+  bind(lib, cuLaunchKernelEx, "cuLaunchKernelEx", ignored);
   return true;
 }
 

@@ -53,6 +53,28 @@ constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
+// cuLaunchKernelEx's configuration (CUDA 12): the attribute value is a
+// 64-byte union aligned for the pointers some of its members hold.
+union CUlaunchAttributeValue {
+  char pad[64];
+  int programmaticStreamSerializationAllowed;
+  void *alignment;
+};
+struct CUlaunchAttribute {
+  int id;
+  char pad[8 - sizeof(int)];
+  CUlaunchAttributeValue value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 } // namespace cu
 
 /// The driver entry points mirage-run calls, bound by load().
@@ -73,6 +95,10 @@ struct Driver {
   R (*cuLaunchKernel)(cu::CUfunction, unsigned, unsigned, unsigned, unsigned,
                       unsigned, unsigned, unsigned, cu::CUstream, void **,
                       void **) = nullptr;
+  /// Optional (CUDA 12 drivers): launches with attributes, here
+  /// programmatic dependent launch. Null where the driver lacks it.
+  R (*cuLaunchKernelEx)(const cu::CUlaunchConfig *, cu::CUfunction, void **,
+                        void **) = nullptr;
   R (*cuMemAlloc)(cu::CUdeviceptr *, size_t) = nullptr;
   R (*cuMemFree)(cu::CUdeviceptr) = nullptr;
   R (*cuMemcpyHtoD)(cu::CUdeviceptr, const void *, size_t) = nullptr;

@@ -241,8 +241,16 @@ bool parseKernel(const JsonValue &v, size_t index, size_t numBuffers, Kernel &k,
     return false;
   Fields f(v, where, err);
   if (!f.onlyKeys({"name", "grid", "block", "dynamic_shared_bytes",
-                   "static_shared_bytes", "args", "plan"}))
+                   "static_shared_bytes", "args", "plan", "waits_on_previous"}))
     return false;
+  if (f.has("waits_on_previous")) {
+    const JsonValue *w = f.field("waits_on_previous", JsonValue::Bool, true);
+    if (!w)
+      return false;
+    if (index == 0 && w->boolean)
+      return f.fail("the first kernel has no previous kernel to wait on");
+    k.waitsOnPrevious = w->boolean;
+  }
   // The launch plan the code generator emitted the kernel by
   // (docs/Rationale/LaunchPlan.md): read by the audit
   // (bench/kernel_audit.sh), not needed to launch; only its shape is checked.
@@ -551,7 +559,8 @@ void printPlan(const Manifest &m, FILE *out) {
                  k.block[1], k.block[2], k.dynamicSharedBytes);
     for (size_t i = 0; i < k.args.size(); ++i)
       std::fprintf(out, "%s%s", i ? ", " : "", m.buffers[k.args[i]].name.c_str());
-    std::fprintf(out, ")\n");
+    std::fprintf(out, ")%s\n",
+                 k.waitsOnPrevious ? "  waits on the previous kernel" : "");
   }
   std::fprintf(out, "bytes read+written: %llu (inputs %llu + outputs %llu)\n",
                (unsigned long long)m.bytesMoved(),

@@ -49,6 +49,10 @@ struct Kernel {
   std::optional<unsigned> staticSharedBytes;
   /// Buffer indices, one per kernel parameter (a bare device pointer).
   std::vector<size_t> args;
+  /// The manifest's optional "waits_on_previous": the kernel starts with
+  /// griddepcontrol.wait, so it may be launched as a programmatic dependent
+  /// of the kernel before it (docs/Rationale/Lowering.md).
+  bool waitsOnPrevious = false;
 };
 
 struct Manifest {

@@ -38,6 +38,14 @@ using kernel::kPrefetchGroupAttr;
 /// ptxas as `.minnctapersm`, fixing each thread's register budget.
 using kernel::kMinBlocksPerSMAttr;
 
+/// Attributes of a loop-level kernel function that the graph-to-PTX step
+/// sets from the graph's kernel order on a target with grid dependency
+/// control: start with `griddepcontrol.wait` (every kernel but the first),
+/// then let the next grid launch (every kernel but the last). Lowering.md,
+/// "Programmatic dependent launch".
+using kernel::kWaitsOnPreviousAttr;
+using kernel::kLaunchesDependentsAttr;
+
 /// A device buffer of a lowered graph.
 struct LaunchBuffer {
   enum class Role : uint8_t { Input, Output, Temp };

@@ -75,6 +75,10 @@ struct TargetInfo {
   /// The same part with its architecture-specific features on (sm_90a), a
   /// chip the code generator also accepts; empty where there is none.
   llvm::StringRef archSpecificChip;
+  /// Grid dependency control (`griddepcontrol`, sm_90 and above): a graph's
+  /// kernels are chained by programmatic dependent launch (Lowering.md,
+  /// "Programmatic dependent launch").
+  bool gridDependencyControl;
 
   /// The fewest blocks whose first wave fills the machine: 128 of every
   /// 132 SMs busy (kernel-roofline.md, target 2: "one wave over ≥ 128

@@ -110,6 +110,26 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
         return graph.emitError() << "graph '" << name << "': kernel '"
                                  << k.name << "' cannot launch on " << chip
                                  << ": " << k.plan.whyNotLaunchable;
+    // Programmatic dependent launch (Lowering.md): every kernel but the
+    // graph's first waits for the one before it, every kernel but the last
+    // lets the next one launch once all its blocks have started.
+    llvm::StringSet<> waitsOnPrevious;
+    if (tgt.gridDependencyControl)
+      for (size_t i = 0; i < plan->kernels.size(); ++i) {
+        const std::string &kname = plan->kernels[i].name;
+        auto fn = module->lookupSymbol<func::FuncOp>(kname);
+        if (!fn)
+          return graph.emitError() << "graph '" << name << "': no loop-level "
+                                   << "function for kernel '" << kname
+                                   << "' (internal error)";
+        UnitAttr unit = UnitAttr::get(fn.getContext());
+        if (i > 0) {
+          fn->setAttr(kWaitsOnPreviousAttr, unit);
+          waitsOnPrevious.insert(kname);
+        }
+        if (i + 1 < plan->kernels.size())
+          fn->setAttr(kLaunchesDependentsAttr, unit);
+      }
     GpuCodegenOptions opts;
     opts.chip = chip;
     opts.features = tgt.ptxFeatures.str();
@@ -142,6 +162,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     };
     ManifestInfo info;
     info.chip = chip;
+    info.waitsOnPrevious = std::move(waitsOnPrevious);
     info.seed = seed;
     info.ptxFile = name + "." + chip + ".ptx";
     for (const PtxKernelInfo &k : ptx->kernels) {

@@ -49,7 +49,7 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
     llvm::json::Array loaded;
     for (double b : e.argLoadBytes)
       loaded.push_back(b);
-    kernels.push_back(llvm::json::Object{
+    llvm::json::Object kernel{
         {"name", k.name},
         {"grid", shapeArray(k.grid)},
         {"block", llvm::json::Array{k.threads, 1, 1}},
@@ -69,7 +69,10 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
              {"estimate_us", e.seconds * 1e6},
              {"l2_bytes", e.tileBytes},
              {"loaded_bytes", std::move(loaded)},
-             {"dram_bytes", e.dramBytes}}}});
+             {"dram_bytes", e.dramBytes}}}};
+    if (info.waitsOnPrevious.contains(k.name))
+      kernel["waits_on_previous"] = true;
+    kernels.push_back(std::move(kernel));
   }
   // One buffer and one kernel per line: readable and diffable.
   std::string out;

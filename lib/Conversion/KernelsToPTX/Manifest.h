@@ -5,6 +5,7 @@
 #include "Mirage/Conversion/KernelToLoops.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mirage {
 
@@ -27,6 +28,9 @@ struct ManifestInfo {
     std::vector<double> argLoadBytes;
   };
   llvm::StringMap<Estimate> estimates;
+  /// Kernels that start with griddepcontrol.wait: mirage-run launches them
+  /// as programmatic dependents of the kernel before (Lowering.md).
+  llvm::StringSet<> waitsOnPrevious;
 };
 
 /// The JSON text of a `mirage-run-manifest-1` manifest for `plan`

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -152,11 +153,39 @@ ENTRY(cuFuncSetAttribute, cu::CUfunction, int attr, int value) {
   PROLOGUE(cuFuncSetAttribute)
   return attr == 8 && value <= 227 * 1024 ? kSuccess : kInvalidValue;
 }
+// Programmatic dependent launch: the fake runs kernels one after another
+// anyway, so it checks the configuration, says on stderr what it was asked
+// for when FAKE_CUDA_LOG_LAUNCHES is set, and launches as cuLaunchKernel.
+// FAKE_CUDA_FAIL=cuLaunchKernelEx refuses it (mirage-run falls back).
+extern "C" CUresult cuLaunchKernel(cu::CUfunction, unsigned, unsigned, unsigned,
+                                   unsigned, unsigned, unsigned, unsigned,
+                                   cu::CUstream, void **, void **);
+ENTRY(cuLaunchKernelEx, const cu::CUlaunchConfig *config, cu::CUfunction f,
+      void **params, void **extra) {
+  PROLOGUE(cuLaunchKernelEx)
+  if (!config || (config->numAttrs && !config->attrs))
+    return kInvalidValue;
+  bool programmatic = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cu::CUlaunchAttribute &a = config->attrs[i];
+    if (a.id != cu::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      return kInvalidValue;
+    programmatic = a.value.programmaticStreamSerializationAllowed != 0;
+  }
+  if (std::getenv("FAKE_CUDA_LOG_LAUNCHES"))
+    std::fprintf(stderr, "fake: cuLaunchKernelEx %s programmatic %d\n",
+                 reinterpret_cast<Function *>(f)->name.c_str(), programmatic);
+  return cuLaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ,
+                        config->blockDimX, config->blockDimY, config->blockDimZ,
+                        config->sharedMemBytes, config->hStream, params, extra);
+}
 ENTRY(cuLaunchKernel, cu::CUfunction f, unsigned gx, unsigned gy, unsigned gz,
       unsigned bx, unsigned by, unsigned bz, unsigned smem, cu::CUstream stream,
       void **params, void **extra) {
   PROLOGUE(cuLaunchKernel)
   const std::string &name = reinterpret_cast<Function *>(f)->name;
+  if (std::getenv("FAKE_CUDA_LOG_LAUNCHES"))
+    std::fprintf(stderr, "fake: cuLaunchKernel %s\n", name.c_str());
   const size_t n = size_t(gx) * gy * gz * bx * by * bz;
   auto arg = [&](int i) {
     return reinterpret_cast<unsigned char *>(

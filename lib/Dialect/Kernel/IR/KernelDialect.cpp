@@ -38,7 +38,9 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
              << name << "' must be an integer of at least " << least;
     return success();
   };
-  if (name == KernelAttrHelper::getNameStr())
+  if (name == KernelAttrHelper::getNameStr() ||
+      name == WaitsOnPreviousAttrHelper::getNameStr() ||
+      name == LaunchesDependentsAttrHelper::getNameStr())
     return isa<UnitAttr>(value)
                ? success()
                : op->emitError("'") << name << "' must be a unit attribute";

@@ -45,6 +45,10 @@ inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
     KernelDialect::DynamicSharedBytesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kStaticSharedBytesAttr =
     KernelDialect::StaticSharedBytesAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kWaitsOnPreviousAttr =
+    KernelDialect::WaitsOnPreviousAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kLaunchesDependentsAttr =
+    KernelDialect::LaunchesDependentsAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPrefetchStagesAttr =
     KernelDialect::PrefetchStagesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPrefetchGroupAttr =

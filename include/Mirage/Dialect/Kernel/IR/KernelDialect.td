@@ -43,6 +43,10 @@ def Kernel_Dialect : Dialect {
   //                        and the graph it is checked against
   //   ptx_kernels          (gpu.binary) kernel -> [dynamic, static] shared
   //                        bytes
+  //   waits_on_previous, launches_dependents
+  //                        (func) programmatic dependent launch: wait for
+  //                        the previous grid of the graph, let the next
+  //                        one launch (Lowering.md)
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$kernel,
     "::mlir::DenseI64ArrayAttr":$grid,
@@ -54,7 +58,9 @@ def Kernel_Dialect : Dialect {
     "::mlir::IntegerAttr":$prefetch_group,
     "::mlir::StringAttr":$host_graph,
     "::mlir::StringAttr":$host_reference,
-    "::mlir::DictionaryAttr":$ptx_kernels
+    "::mlir::DictionaryAttr":$ptx_kernels,
+    "::mlir::UnitAttr":$waits_on_previous,
+    "::mlir::UnitAttr":$launches_dependents
   );
   let hasOperationAttrVerify = 1;
 }
