@@ -1,7 +1,8 @@
 //===- main.cpp - mirage-run: run one kernel graph's PTX on a GPU ---------===//
 //
 //   mirage-run MANIFEST [--reference REF_MANIFEST] [--seed N] [--warmup N]
-//              [--iters N] [--no-flush-l2] [--dry-run] [--json]
+//              [--iters N] [--no-flush-l2] [--no-dependent-launch]
+//              [--dry-run] [--json]
 //   mirage-run --self-test
 //
 // Loads the PTX a manifest names with the CUDA driver, fills the inputs with
@@ -34,7 +35,8 @@ namespace {
 
 const char *const kUsage =
     "usage: mirage-run MANIFEST [--reference REF_MANIFEST] [--seed N]\n"
-    "                  [--warmup N] [--iters N] [--no-flush-l2] [--dry-run] [--json]\n"
+    "                  [--warmup N] [--iters N] [--no-flush-l2]\n"
+    "                  [--no-dependent-launch] [--dry-run] [--json]\n"
     "       mirage-run --self-test\n"
     "Runs the kernels of one kernel graph (a mirage-run-manifest-1 JSON file\n"
     "beside its PTX) with the CUDA driver, checks its outputs and times it.\n"
@@ -44,6 +46,9 @@ const char *const kUsage =
     "  --warmup N     untimed runs before timing (default 10)\n"
     "  --iters N      timed runs; the median is reported (default 100)\n"
     "  --no-flush-l2  do not evict L2 between timed runs\n"
+    "  --no-dependent-launch\n"
+    "                 launch every kernel plainly, also those the manifest\n"
+    "                 marks waits_on_previous (to time the launch gap)\n"
     "  --dry-run      validate the manifest(s) and print the plan; needs no GPU\n"
     "  --json         print the results as one JSON line on stdout (the rest\n"
     "                 goes to stderr)\n"
@@ -57,6 +62,7 @@ struct Options {
   uint64_t seed = 0;
   long warmup = 10, iters = 100;
   bool dryRun = false, json = false, flushL2 = true, selfTest = false;
+  bool dependentLaunch = true;
 };
 
 [[noreturn]] void usageError(const std::string &what) {
@@ -124,6 +130,8 @@ Options parseOptions(int argc, char **argv) {
       noValue(), o.json = true;
     } else if (arg == "--no-flush-l2") {
       noValue(), o.flushL2 = false;
+    } else if (arg == "--no-dependent-launch") {
+      noValue(), o.dependentLaunch = false;
     } else if (arg == "--self-test") {
       noValue(), o.selfTest = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -222,6 +230,12 @@ static int run(int argc, char **argv) {
   }
   const bool haveRef = !opt.reference.empty();
   const uint64_t seed = opt.haveSeed ? opt.seed : m.seed;
+  // Plain launches throughout: the waits then do nothing (Lowering.md,
+  // "Programmatic dependent launch").
+  if (!opt.dependentLaunch)
+    for (Manifest *mm : {&m, &ref})
+      for (Kernel &k : mm->kernels)
+        k.waitsOnPrevious = false;
 
   // Kernels that cannot launch on the manifest's chip are refused on this
   // machine, not found out on the GPU one; ptxas, slower, only runs for
@@ -391,6 +405,7 @@ static int run(int argc, char **argv) {
   if (opt.json) {
     json.integer("warmup", opt.warmup).integer("iters", opt.iters);
     json.boolean("l2_flush", opt.flushL2);
+    json.boolean("dependent_launch", opt.dependentLaunch);
     json.num("median_us", median).num("min_us", t.min()).num("gbps", gbs);
     json.num("copy_gbps", copyGBs).num("copy_pct", pct).boolean("ok", true);
     std::printf("%s\n", json.done().c_str());
