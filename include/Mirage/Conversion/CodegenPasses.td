@@ -162,6 +162,9 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
               "pipeline">,
     Statistic<"numAsyncCopies", "async-copies",
               "tile copies issued as grouped 16-byte cp.async">,
+    Statistic<"numDependentLaunches", "dependent-launches",
+              "kernels launched as programmatic dependents of the kernel "
+              "before them (griddepcontrol.wait, sm_90)">,
   ];
 }
 

@@ -221,6 +221,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     }
     ++numGraphsWritten;
     numKernels += plan->kernels.size();
+    numDependentLaunches += info.waitsOnPrevious.size();
     numMatmuls += matmuls;
     numTensorCoreMatmuls += onTensorCores;
     graph.emitRemark() << "graph '" << name << "': wrote "
