@@ -921,31 +921,34 @@ TEST(FusionSearch, LoneMaskAddIsAOneStepChain) {
   EXPECT_FALSE(hasPlainBinary(bothMenu, BinaryKind::mul));
 }
 
+/// Round `ops` of pattern `p` of `setup`, enumerated by `workers` workers
+/// (the last one claiming first) without pruning: the states counted and
+/// the graphs found.
+static std::pair<uint64_t, size_t> enumerateRound(const ProbeSetup &setup,
+                                                  size_t p, unsigned ops,
+                                                  unsigned workers = 1) {
+  FusionSearchOptions opts;
+  fusion::SearchContext ctx(opts);
+  fusion::SharedEnumeration shared(workers, ops);
+  for (unsigned w = workers; w-- > 0;)
+    fusion::enumerateBlockGraphs(ctx, setup.probe, setup.patterns[p], p,
+                                 setup.menu, PruneFn(), ops, shared, w);
+  return {ctx.states.load(), shared.merged().size()};
+}
+
 // The chain's steps are appended and undone in place like any operator:
 // round 4 of every pattern of the masked attention (chains applied,
 // prefixes undone, branches shared) counts the same states and finds the
 // same graphs alone and split across three workers. Cheap enough for the
 // sanitizers, which leave the full search below out.
 TEST(FusionSearch, ChainStepsUndoLikeOperators) {
-  FusionSearchOptions opts;
   ProbeSetup setup = probeSetup(finiteMaskedAttention());
   ASSERT_TRUE(setup.probe.ok);
-  const fusion::Probe &probe = setup.probe;
-  const std::vector<fusion::Pattern> &patterns = setup.patterns;
-  const std::vector<fusion::MenuItem> &menu = setup.menu;
   const unsigned ops = 4;
-  auto run = [&](size_t p, unsigned workers) {
-    fusion::SearchContext ctx(opts);
-    fusion::SharedEnumeration shared(workers, ops);
-    for (unsigned w = workers; w-- > 0;) // the last worker claims first
-      fusion::enumerateBlockGraphs(ctx, probe, patterns[p], p, menu,
-                                   PruneFn(), ops, shared, w);
-    return std::make_pair(ctx.states.load(), shared.merged().size());
-  };
   uint64_t states = 0;
-  for (size_t p = 0; p < patterns.size(); ++p) {
-    auto alone = run(p, 1);
-    EXPECT_EQ(run(p, 3), alone) << "pattern " << p;
+  for (size_t p = 0; p < setup.patterns.size(); ++p) {
+    auto alone = enumerateRound(setup, p, ops);
+    EXPECT_EQ(enumerateRound(setup, p, ops, 3), alone) << "pattern " << p;
     states += alone.first;
   }
   EXPECT_GT(states, 0u);
@@ -968,7 +971,6 @@ TEST(FusionSearch, OneStepChainsGetNoSinkCredit) {
   int32_t h = ref.addBinary(BinaryKind::add, ref.addMatmul(x, w1), b1);
   ref.markOutput(ref.addBinary(BinaryKind::add, ref.addMatmul(h, w2), b2));
   ASSERT_TRUE(ref.error.empty()) << ref.error;
-  FusionSearchOptions opts;
   ProbeSetup setup = probeSetup(ref);
   ASSERT_TRUE(setup.probe.ok);
   unsigned chains = 0;
@@ -976,17 +978,13 @@ TEST(FusionSearch, OneStepChainsGetNoSinkCredit) {
     chains += m.chain.size() == 1;
   EXPECT_EQ(chains, 2u);
   auto run = [&](unsigned ops) {
-    uint64_t states = 0;
-    size_t found = 0;
+    std::pair<uint64_t, size_t> all{0, 0};
     for (size_t p = 0; p < setup.patterns.size(); ++p) {
-      fusion::SearchContext ctx(opts);
-      fusion::SharedEnumeration shared(1, ops);
-      fusion::enumerateBlockGraphs(ctx, setup.probe, setup.patterns[p], p,
-                                   setup.menu, PruneFn(), ops, shared, 0);
-      states += ctx.states.load();
-      found += shared.merged().size();
+      auto round = enumerateRound(setup, p, ops);
+      all.first += round.first;
+      all.second += round.second;
     }
-    return std::make_pair(states, found);
+    return all;
   };
   EXPECT_EQ(run(4), std::make_pair(uint64_t(0), size_t(0)));
   EXPECT_GT(run(5).second, 0u);

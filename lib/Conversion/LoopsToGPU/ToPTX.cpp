@@ -86,23 +86,20 @@ static FailureOr<gpu::GPUModuleOp> outlineKernels(ModuleOp kernels) {
                               "one pointer per memref argument");
     }
     gpuSymbols.insert(func);
+    // Programmatic dependent launch (Lowering.md): the wait comes before
+    // any other instruction of the kernel, then the trigger.
+    OpBuilder entry = OpBuilder::atBlockBegin(&func.getBody().front());
+    if (kernel->hasAttr(mirage::kWaitsOnPreviousAttr))
+      NVVM::GriddepcontrolOp::create(entry, func.getLoc(),
+                                     NVVM::GridDepActionKind::wait);
+    if (kernel->hasAttr(mirage::kLaunchesDependentsAttr))
+      NVVM::GriddepcontrolOp::create(
+          entry, func.getLoc(), NVVM::GridDepActionKind::launch_dependents);
     // The plan's occupancy promise (KernelPlan::minBlocksPerSM) tells ptxas
     // the register budget: .minnctapersm N with .maxntid T lets each thread
     // use up to registersPerSM / (N * T) registers. Without it ptxas picks
     // its own budget (64 for 128 threads) and spills where one block per SM
     // could have kept every value in registers.
-    // Programmatic dependent launch (Lowering.md): the wait comes before
-    // any other instruction of the kernel, then the trigger.
-    {
-      OpBuilder eb(ctx);
-      eb.setInsertionPointToStart(&func.getBody().front());
-      if (kernel->hasAttr(mirage::kWaitsOnPreviousAttr))
-        NVVM::GriddepcontrolOp::create(eb, func.getLoc(),
-                                       NVVM::GridDepActionKind::wait);
-      if (kernel->hasAttr(mirage::kLaunchesDependentsAttr))
-        NVVM::GriddepcontrolOp::create(
-            eb, func.getLoc(), NVVM::GridDepActionKind::launch_dependents);
-    }
     if (auto n = kernel->getAttrOfType<IntegerAttr>(mirage::kMinBlocksPerSMAttr))
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     b.getI32IntegerAttr(static_cast<int32_t>(n.getInt())));
