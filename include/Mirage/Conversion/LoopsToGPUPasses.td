@@ -10,10 +10,13 @@ def MirageWorkgroupAllocToGlobal
   let description = [{
     A `memref.alloc` in `#gpu.address_space<workgroup>` inside a GPU kernel
     silently becomes a per-thread `malloc` in `convert-gpu-to-nvvm`. For
-    every `func.func` of the module this pass replaces each one by a
-    module-level workgroup `memref.global` (16-byte aligned) and a
-    `memref.get_global`, which NVPTX emits as `.shared` storage, and the
-    function gets `mirage_kernel.static_shared_bytes` (their total).
+    every `func.func` of the module this pass replaces them by
+    `memref.view`s, at 16-byte aligned offsets, of one module-level
+    workgroup `memref.global` of i8 (NVPTX: one `.shared` array), and the
+    function gets `mirage_kernel.static_shared_bytes` (its size). One array,
+    not one per buffer: ptxas lays separate `.shared` symbols out in
+    declaration order and does not pad the last one, so their total would
+    depend on an order the launch plan cannot see.
 
     When a function's workgroup buffers total more than `max-static-bytes`
     (ptxas refuses more than 48 KiB of static shared data), they become
@@ -26,8 +29,9 @@ def MirageWorkgroupAllocToGlobal
     ```mlir
     %t = memref.alloc() : memref<64x32xf16, #gpu.address_space<workgroup>>
     // becomes
-    memref.global "private" @__mirage_smem : memref<64x32xf16, #gpu.address_space<workgroup>> {alignment = 16 : i64}
-    %t = memref.get_global @__mirage_smem : memref<64x32xf16, #gpu.address_space<workgroup>>
+    memref.global "private" @__mirage_smem : memref<4096xi8, #gpu.address_space<workgroup>> {alignment = 16 : i64}
+    %s = memref.get_global @__mirage_smem : memref<4096xi8, #gpu.address_space<workgroup>>
+    %t = memref.view %s[%c0][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<64x32xf16, #gpu.address_space<workgroup>>
     // or, above the budget, inside the gpu.launch
     %dyn = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
     %t = memref.view %dyn[%c1024][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x32xf16, #gpu.address_space<workgroup>>

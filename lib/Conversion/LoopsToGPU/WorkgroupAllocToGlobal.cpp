@@ -4,8 +4,9 @@
 // silently becomes a per-thread malloc in convert-gpu-to-nvvm
 // (gpu-lowering.md 2.2). Upstream transforms (swizzle, multi-buffering) only
 // work on allocs, so they stay allocs until here and are then placed:
-//   * total <= the static budget: one module-level workgroup memref.global
-//     per buffer (NVPTX: `.shared .align 16 .b8 name[bytes]`);
+//   * total <= the static budget: views at planned offsets of one
+//     module-level workgroup memref.global of i8 (NVPTX: `.shared .align 16
+//     .b8 name[bytes]`), so ptxas allocates exactly the plan's bytes;
 //   * above it (ptxas caps static .shared at 48 KiB): views of
 //     gpu.dynamic_shared_memory at planned offsets. The first `reserve` bytes
 //     stay unused (gpu-lowering.md 7.3: where the dynamic base lies relative
@@ -76,25 +77,55 @@ mirage::placeWorkgroupBuffers(func::FuncOp kernel, int64_t maxStaticBytes,
   }
 
   if (total <= maxStaticBytes) {
+    // One buffer holding them all at the plan's offsets: ptxas lays out
+    // separate .shared symbols in declaration order, each aligned but the
+    // last one unpadded, so their sum would depend on an order the plan
+    // cannot see (three buffers of 8, 8 and 16 bytes take 48 or 40).
     auto module = kernel->getParentOfType<ModuleOp>();
     SymbolTable symbols(module);
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPoint(kernel);
+    Location loc = allocs.front().getLoc();
+    int64_t align = kStaticAlign;
+    for (memref::AllocOp a : allocs)
+      align = std::max<int64_t>(align, a.getAlignment().value_or(0));
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get({total}, b.getI8Type(),
+                                MemRefLayoutAttrInterface(), space);
+    auto global = memref::GlobalOp::create(
+        b, loc, "__mirage_smem", b.getStringAttr("private"), type,
+        Attribute(), /*constant=*/false, b.getI64IntegerAttr(align));
+    symbols.insert(global); // uniquifies the name
+    // One reference to it, where it dominates every buffer: the start of
+    // the kernel's gpu.launch body (the outliner copies a referenced global
+    // into the GPU module once per reference), or of the function.
+    auto launch = allocs.front()->getParentOfType<gpu::LaunchOp>();
+    if (launch && llvm::any_of(allocs, [&](memref::AllocOp a) {
+          return a->getParentOfType<gpu::LaunchOp>() != launch;
+        }))
+      return allocs.front().emitError(
+                 "workgroup buffers of one function must sit in one "
+                 "gpu.launch"),
+             failure();
+    b.setInsertionPointToStart(launch ? &launch.getBody().front()
+                                      : &kernel.getBody().front());
+    Value base =
+        memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+    int64_t offset = 0;
     for (memref::AllocOp a : allocs) {
-      OpBuilder b(module.getBodyRegion());
-      b.setInsertionPoint(kernel);
-      int64_t align =
-          std::max<int64_t>(a.getAlignment().value_or(0), kStaticAlign);
-      auto global = memref::GlobalOp::create(
-          b, a.getLoc(), "__mirage_smem", b.getStringAttr("private"),
-          a.getType(), Attribute(), /*constant=*/false,
-          b.getI64IntegerAttr(align));
-      symbols.insert(global); // uniquifies the name
+      offset = llvm::alignTo(
+          offset, std::max<int64_t>(a.getAlignment().value_or(0), kStaticAlign));
       b.setInsertionPoint(a);
-      Value g = memref::GetGlobalOp::create(b, a.getLoc(), a.getType(),
-                                            global.getSymName());
+      Value off = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
+      Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), base,
+                                          off, ValueRange{});
+      offset += byteSize(a.getType());
       eraseDeallocs(a);
-      a.replaceAllUsesWith(g);
+      a.replaceAllUsesWith(view);
       a.erase();
     }
+    total = llvm::alignTo(offset, kStaticAlign);
     LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
                             << total << " B static shared\n");
     return SharedPlacement{total, 0};

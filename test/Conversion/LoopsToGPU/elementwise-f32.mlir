@@ -16,8 +16,9 @@
 
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PTX
 // RUN: not grep -q malloc %t.ptx
-// PTX: .shared .align 16 .b8 __mirage_smem
-// PTX: .shared .align 16 .b8 __mirage_smem
+// Both tiles (8 KiB each) in one .shared buffer at the plan's offsets.
+// PTX: .shared .align 16 .b8 __mirage_smem[16384];
+// PTX-NOT: .shared .align
 // PTX-COUNT-8: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // PTX: cp.async.wait_group 0;
 // PTX: bar.sync 0;
