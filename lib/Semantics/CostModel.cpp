@@ -474,7 +474,8 @@ std::vector<UGraph> fingerprintProbes() {
 } // namespace
 
 bool mirage::fillsMachine(const KernelCost &k, const TargetInfo &target) {
-  return k.dramBytes < kFillBytes || k.blocks >= target.fillBlocks();
+  return k.dramBytes < kFillBytes ||
+         target.fillsMachine(k.blocks);
 }
 
 double mirage::rankingSeconds(double seconds,
@@ -513,7 +514,8 @@ std::string mirage::costModelFingerprint(const TargetInfo &target) {
   // The ranking's policy, whether or not a probe meets it.
   mix(kFillBytes);
   mix(kUnderfillCharge);
-  mix(static_cast<double>(target.fillBlocks()));
+  mix(static_cast<double>(target.numSMs));
+  mix(TargetInfo::kMaxFillIdle);
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::format_hex_no_prefix(h, 16);

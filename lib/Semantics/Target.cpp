@@ -58,6 +58,15 @@ std::optional<TargetInfo> mirage::lookupTargetByChip(llvm::StringRef chip) {
   return std::nullopt;
 }
 
+bool TargetInfo::fillsMachine(int64_t blocks) const {
+  if (blocks < numSMs)
+    return false;
+  int64_t busiest = (blocks + numSMs - 1) / numSMs;
+  double fill = static_cast<double>(blocks) /
+                static_cast<double>(numSMs * busiest);
+  return 1.0 - fill <= kMaxFillIdle;
+}
+
 std::string mirage::supportedChips() {
   std::vector<std::string> chips;
   for (const TargetInfo &t : kTargets) {

@@ -194,7 +194,7 @@ TEST(KernelExpansion, LargeMatmulsPickTheirTilesByTheCostModel) {
     }
   }
   TargetInfo t = *lookupTarget(kDefaultTarget);
-  EXPECT_GE(k1.grid[0] * k1.grid[1] * k1.grid[2], t.fillBlocks());
+  EXPECT_GE(k1.grid[0] * k1.grid[1] * k1.grid[2], t.numSMs);
   const UGraph &k2 = e->bodies[e->ops[1].body];
   bool strided = false;
   for (const UOp &op : k2.ops)

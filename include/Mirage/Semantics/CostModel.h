@@ -99,8 +99,8 @@ inline constexpr double kFillBytes = 1e6;
 /// "Ranking: a charge for grids that leave SMs idle").
 inline constexpr double kUnderfillCharge = 0.15;
 
-/// Whether `k` fills the machine: it launches target.fillBlocks() blocks,
-/// or moves too little to need to.
+/// Whether `k` fills the machine (TargetInfo::fillsMachine), or moves too
+/// little to need to.
 bool fillsMachine(const KernelCost &k, const TargetInfo &target);
 
 /// The figure the search and the expansion order launches by: the

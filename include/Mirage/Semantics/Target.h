@@ -80,10 +80,15 @@ struct TargetInfo {
   /// "Programmatic dependent launch").
   bool gridDependencyControl;
 
-  /// The fewest blocks whose first wave fills the machine: 128 of every
-  /// 132 SMs busy (kernel-roofline.md, target 2: "one wave over ≥ 128
-  /// SMs"; a power-of-two grid of 128 leaves 3 % of an H100 idle).
-  int64_t fillBlocks() const { return numSMs * 128 / 132; }
+  /// Whether a grid of `blocks` fills the machine (kernel-roofline.md,
+  /// target 2): a block on every SM, and at most kMaxFillIdle of the
+  /// SM-time idle when the busiest SM runs ⌈blocks / numSMs⌉ of them (the
+  /// cost model's fill, CostModel.md). Counted in blocks, not in waves of
+  /// resident blocks: blocks resident together share their SM's bandwidth,
+  /// so a memory-bound grid ends with its SMs that hold the most blocks,
+  /// one wave or not (140 blocks two to an SM: one wave, 47 % idle).
+  bool fillsMachine(int64_t blocks) const;
+  static constexpr double kMaxFillIdle = 0.10;
 
   /// The most one SM pulls from DRAM, however much it keeps in flight.
   double smDramBytesPerSecond() const {
