@@ -362,6 +362,7 @@ def statements(body):
 BRANCH_RE = re.compile(r"^bra(?:\.uni)?\s+([\w$]+)$")
 COPY_RE = re.compile(r"^cp\.async\.(?:ca|cg)\.shared\S*\s+\[[^\]]*\]\s*,\s*\[[^\]]*\]\s*,\s*(\d+)")
 COMMIT_RE = re.compile(r"^cp\.async\.commit_group$")
+BARRIER_RE = re.compile(r"^bar\.sync\b")
 WAIT_RE = re.compile(r"^cp\.async\.wait_(?:group\s+(\d+)|all)$")
 MMA_RE = re.compile(r"^mma\.sync\b")
 FMA_RE = re.compile(r"^fma\.rn(?:\.ftz)?\.f32\b")
@@ -387,33 +388,41 @@ class CommitGroup:
     copies: int           # cp.async since the previous commit_group
     waited_at_once: bool  # the next instruction is `wait_group 0`
     in_loop: bool         # the commit lies in a loop: it runs repeatedly
+    after_barrier: bool   # a bar.sync lies between it and the group before
 
 
 def commit_groups(events, loop_ranges):
-    groups, pending = [], 0
+    groups, pending, barrier = [], 0, True
     instrs = [(i, text) for i, (kind, text) in enumerate(events) if kind == "instr"]
     for n, (index, text) in enumerate(instrs):
-        if COPY_RE.match(text):
+        if BARRIER_RE.match(text):
+            barrier = True
+        elif COPY_RE.match(text):
             pending += 1
         elif COMMIT_RE.match(text):
             nxt = WAIT_RE.match(instrs[n + 1][1]) if n + 1 < len(instrs) else None
             groups.append(CommitGroup(
                 copies=pending,
                 waited_at_once=bool(nxt) and int(nxt.group(1) or 0) == 0,
-                in_loop=in_any_loop(index, loop_ranges)))
-            pending = 0
+                in_loop=in_any_loop(index, loop_ranges),
+                after_barrier=barrier))
+            pending, barrier = 0, False
     return groups
 
 
 def per_copy_waits(groups):
     """How many commit groups are one copy waited for at once, when every
     group is; 0 otherwise. A kernel whose only copy runs once is no finding
-    (there is nothing to batch), so the groups must repeat: two or more, or
-    one in a loop."""
+    (there is nothing to batch), so the groups must repeat: in a loop, or
+    back to back (no bar.sync between them). Single copies of phases that a
+    barrier separates are tiles of different phases (a kernel and the
+    tail it runs, TailCombine.md), not one tile copied piece by piece."""
     single = [g for g in groups if g.copies == 1 and g.waited_at_once]
     if not single or len(single) != len(groups):
         return 0
-    return len(single) if len(single) >= 2 or single[0].in_loop else 0
+    repeats = any(g.in_loop for g in single) or any(
+        not g.after_barrier for g in single[1:])
+    return len(single) if repeats else 0
 
 
 @dataclass

@@ -182,7 +182,8 @@ FusionSearchResult searchOnce(const UGraph &reference,
     for (size_t i = 0; i < patterns.size(); ++i)
       floors[i] = patternCostFloor(patterns[i], probe.classes, target,
                                    opts.costFloor, opts.splitKernels, prefix,
-                                   opts.onlineSoftmax, rowClass);
+                                   opts.onlineSoftmax, rowClass,
+                                   opts.tailCombineFloor);
   }
   // Patterns in ascending order of floor (stable: index order on ties), the
   // order in which every round visits them.

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/CostModel.h"
+#include "Mirage/Semantics/TailCombine.h"
 #include "Mirage/Semantics/TileCopy.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -298,20 +299,48 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
   Estimator est{target};
   GraphCost c;
   c.target = target.name.str();
+  // Each custom kernel's plan; a kernel that runs in the tail of the one
+  // before it (TailCombine.md) is priced as that tail, without a launch.
+  std::vector<std::optional<KernelPlan>> plans(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (g.ops[i].kind == OpKind::Custom && g.ops[i].body >= 0 &&
+        g.ops[i].body < static_cast<int32_t>(g.bodies.size()))
+      plans[i] = planKernel(g.bodies[g.ops[i].body], target);
+  // tails[i]: kernel i runs in kernel i - 1's launch; a kernel that does
+  // is not a producer of another (as the lowering decides).
+  std::vector<std::optional<TailCombine>> tails(g.ops.size());
+  for (size_t i = 1; i < g.ops.size(); ++i)
+    if (plans[i] && plans[i - 1] && !tails[i - 1])
+      tails[i] = planTailCombine(g, static_cast<int32_t>(i - 1),
+                                 *plans[i - 1], *plans[i], target);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const UOp &op = g.ops[i];
     KernelCost k;
+    const std::optional<TailCombine> &tail = tails[i];
     if (op.kind != OpKind::Custom) {
       LoadProfile lp;
       k = est.predefined(g, op, lp);
       est.finish(k, lp);
-    } else if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size())) {
+    } else if (!plans[i]) {
       k.kind = OpKind::Custom;
       k.fits = false;
       k.note = "custom op without a body";
     } else {
       const UGraph &b = g.bodies[op.body];
-      k = estimateKernel(b, planKernel(b, target), target);
+      k = estimateKernel(b, *plans[i], target);
+      // A producer allocates its tail's tiles too (its occupancy, and so
+      // its estimate, stay as they are: planTailCombine).
+      if (i + 1 < g.ops.size() && tails[i + 1]) {
+        bool dynamic = false;
+        k.smemBytes =
+            tailCombineSharedBytes(*plans[i], *plans[i + 1], target, dynamic);
+      }
+      if (tail) {
+        k.inTail = true;
+        k.launchSeconds = 0;
+        k.seconds = tailCombineSeconds(*tail, *plans[i], b.forloopRange,
+                                       target);
+      }
     }
     k.opIndex = static_cast<int32_t>(i);
     c.dramBytes += k.dramBytes;
@@ -412,6 +441,8 @@ std::string GraphCost::describe() const {
                        k.seconds * 1e6, k.memorySeconds * 1e6,
                        k.computeSeconds * 1e6, k.serialSeconds * 1e6,
                        k.launchSeconds * 1e6);
+    if (k.inTail)
+      os << " [in the previous kernel's launch: its last blocks run it]";
     if (!k.fits)
       os << " [" << k.note << "]";
     os << "\n";
@@ -474,7 +505,8 @@ std::vector<UGraph> fingerprintProbes() {
 } // namespace
 
 bool mirage::fillsMachine(const KernelCost &k, const TargetInfo &target) {
-  return k.dramBytes < kFillBytes ||
+  // A tail launches no grid: its blocks run in its producer's.
+  return k.inTail || k.dramBytes < kFillBytes ||
          target.fillsMachine(k.blocks);
 }
 

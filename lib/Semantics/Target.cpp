@@ -16,7 +16,7 @@ namespace {
 // HBM3; 50 MB L2 (about 7 TB/s measured); 64 B per clock per SM from L2
 // at 1.755 GHz; a serial fold step (a dependent add, its shared load issued
 // ahead as ptxas unrolls the fold) about 8 cycles, a guess to calibrate on a
-// GPU; DRAM latency 600-800 ns (kernel-roofline.md); DRAM's bandwidth
+// GPU; DRAM latency 600-800 ns, L2 200-300 ns (kernel-roofline.md); DRAM's bandwidth
 // reached only with every SM busy, each pulling its fair share (a
 // modelling choice to calibrate, CostModel.md). Dense fp16
 // peak 989 TFLOP/s is wgmma's (sm_90a); mma.sync, which the lowering emits,
@@ -32,14 +32,14 @@ const std::array<TargetInfo, 2> kTargets{{
      {"mma.sync.aligned.m16n8k16", 16, 8, 16, "f16,bf16", "f32", 989e12 / 2},
      16, 67e12,
      3.35e12, 7.0e12, 50e6, 64 * 1.755e9, 1.755e9, 8, 700e-9, 1.0,
-     0.85, 0.7, 2e-6, 1024, "sm_90a", true},
+     0.85, 0.7, 2e-6, 1024, "sm_90a", true, 250e-9},
     {"a100", "sm_80", "+ptx80", 108,
      166912, 167936, 48 * 1024, 1024, 1024,
      32, 1024, 2048, 32, 65536, 255,
      {"mma.sync.aligned.m16n8k16", 16, 8, 16, "f16,bf16", "f32", 312e12},
      16, 19.5e12,
      2.04e12, 4.0e12, 40e6, 64 * 1.41e9, 1.41e9, 8, 700e-9, 1.0,
-     0.85, 0.7, 2e-6, 1024, "", false},
+     0.85, 0.7, 2e-6, 1024, "", false, 250e-9},
 }};
 } // namespace
 

@@ -15,6 +15,7 @@
 #include "Mirage/Search/AbstractPrune.h"
 #include "Mirage/Search/CanonicalHash.h"
 #include "Mirage/Semantics/CostModel.h"
+#include "Mirage/Semantics/TailCombine.h"
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/ResultCache.h"
 #include "Mirage/Search/SearchReport.h"
@@ -440,10 +441,12 @@ struct SuperoptimizePass
       searched = true;
       search::FusionSearchOptions opts = searchOptions();
       opts.timeBudgetSeconds = std::min<double>(timeBudget, moduleLeft);
-      if (costBound)
+      if (costBound) {
         opts.costFloor = [info](const UGraph &block, double savedBytes) {
           return trafficFloorSeconds(block, savedBytes, info);
         };
+        opts.tailCombineFloor = tailCombineFloorSeconds(info);
+      }
       if (progress) {
         opts.progressAfterSeconds = progressAfter;
         opts.progress = [](const search::SearchProgress &p) {

@@ -12,6 +12,7 @@ bool parseDType(const std::string &name, DType &out) {
   if (name == "f16") out = DType::F16;
   else if (name == "bf16") out = DType::BF16;
   else if (name == "f32") out = DType::F32;
+  else if (name == "i32") out = DType::I32;
   else return false;
   return true;
 }
@@ -21,11 +22,14 @@ const char *dtypeName(DType t) {
   case DType::F16: return "f16";
   case DType::BF16: return "bf16";
   case DType::F32: return "f32";
+  case DType::I32: return "i32";
   }
   return "?";
 }
 
-size_t dtypeSize(DType t) { return t == DType::F32 ? 4 : 2; }
+size_t dtypeSize(DType t) {
+  return t == DType::F32 || t == DType::I32 ? 4 : 2;
+}
 
 /// Rounds `v` to the binary format with `expBits` exponent and `mantBits`
 /// fraction bits (IEEE layout, bias 2^(expBits-1)-1, subnormals, infinities)
@@ -107,6 +111,11 @@ void encodeElement(double v, DType t, void *dst) {
     std::memcpy(dst, &f, 4);
     return;
   }
+  case DType::I32: {
+    int32_t i = int32_t(v);
+    std::memcpy(dst, &i, 4);
+    return;
+  }
   }
 }
 
@@ -123,6 +132,11 @@ double decodeElement(const void *src, DType t) {
     float f;
     std::memcpy(&f, src, 4);
     return f;
+  }
+  case DType::I32: {
+    int32_t i;
+    std::memcpy(&i, src, 4);
+    return i;
   }
   }
   return 0;

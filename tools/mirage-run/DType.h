@@ -1,6 +1,6 @@
 //===- DType.h - Element types of mirage-run buffers ------------*- C++ -*-===//
 //
-// The three element types a manifest may name, and the exact conversions
+// The element types a manifest may name, and the exact conversions
 // between them and double. mirage-run fills inputs from doubles
 // (SeededValues.h) and compares outputs as doubles, so these two directions
 // are all it needs; the conversions are written out by hand because the tool
@@ -16,9 +16,11 @@
 
 namespace mirage_run {
 
-enum class DType { F16, BF16, F32 };
+/// I32: a tail combine's counters (docs/Rationale/TailCombine.md), only in
+/// temp buffers, which start at zero.
+enum class DType { F16, BF16, F32, I32 };
 
-/// Parses "f16", "bf16" or "f32"; false for anything else.
+/// Parses "f16", "bf16", "f32" or "i32"; false for anything else.
 bool parseDType(const std::string &name, DType &out);
 const char *dtypeName(DType t);
 size_t dtypeSize(DType t);

@@ -186,7 +186,10 @@ bool parseBuffer(const JsonValue &v, size_t index, const std::string &dir,
   else if (role == "output") b.role = Role::Output;
   else return f.fail("unknown role " + quoted(role) + " (expected input, temp or output)");
   if (!parseDType(dtype, b.dtype))
-    return f.fail("unknown dtype " + quoted(dtype) + " (expected f16, bf16 or f32)");
+    return f.fail("unknown dtype " + quoted(dtype) +
+                  " (expected f16, bf16, f32 or i32)");
+  if (b.dtype == DType::I32 && b.role != Role::Temp)
+    return f.fail("an i32 buffer holds counters: its role must be temp");
 
   // Every extent at least 1; at most 8 dimensions and 2^40 elements, which no
   // real graph reaches and which keeps every byte count far from overflow.

@@ -2,6 +2,7 @@
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/AbstractPrune.h"
 #include "Mirage/Semantics/CostModel.h"
+#include "Mirage/Semantics/TailCombine.h"
 #include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Search/IndexAlignment.h"
 // The probe stage is private to the search library.
@@ -250,6 +251,7 @@ TEST(FusionSearch, DeterministicAcrossThreadCounts) {
   opts.maxBlockOps = 4;
   // As the pass runs it: the waves of a round bound the later ones.
   opts.costFloor = h100TrafficFloor();
+  opts.tailCombineFloor = tailCombineFloorSeconds(*lookupTarget("h100"));
   auto run = [&](unsigned threads) {
     return searchFusedKernel(
         ref, [&] {
@@ -437,6 +439,7 @@ TEST(FusionSearch, CostFloorSkipsPatternsThatCannotWin) {
   opts.maxBlockOps = 3;
   FusionSearchResult plain = searchWithCostModel(ref, opts);
   opts.costFloor = h100TrafficFloor();
+  opts.tailCombineFloor = tailCombineFloorSeconds(*lookupTarget("h100"));
   FusionSearchResult bounded = searchWithCostModel(ref, opts);
   ASSERT_TRUE(plain.found && bounded.found);
   EXPECT_EQ(plain.stats.patternsBounded, 0u);
@@ -460,6 +463,7 @@ TEST(FusionSearch, WavesBoundTheRestOfARound) {
   opts.costGap = 0;
   FusionSearchResult plain = searchWithCostModel(ref, opts);
   opts.costFloor = h100TrafficFloor();
+  opts.tailCombineFloor = tailCombineFloorSeconds(*lookupTarget("h100"));
   FusionSearchResult bounded = searchWithCostModel(ref, opts);
   ASSERT_TRUE(plain.found && bounded.found);
   EXPECT_GT(plain.stats.patterns, 4u); // more than one wave
@@ -557,6 +561,7 @@ TEST(FusionSearch, CostGapKeepsItsGuarantee) {
   FusionSearchOptions opts;
   opts.maxBlockOps = 6;
   opts.costFloor = h100TrafficFloor();
+  opts.tailCombineFloor = tailCombineFloorSeconds(*lookupTarget("h100"));
   opts.costGap = 0;
   FusionSearchResult exact = searchPruned(ref, opts);
   const double gap = 0.5;
@@ -1074,6 +1079,7 @@ TEST(FusionSearch, KeyNormOverANonLastAxisIsAPrologue) {
   opts.maxBlockOps = 6;
   // As the pass runs it: branch and bound over launch patterns.
   opts.costFloor = h100TrafficFloor();
+  opts.tailCombineFloor = tailCombineFloorSeconds(*lookupTarget("h100"));
   FusionSearchResult r = searchPruned(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_LE(r.log2Bound, -64);

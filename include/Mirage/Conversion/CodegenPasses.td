@@ -23,6 +23,14 @@ def MirageLowerKernelsToLoops
     `scf.for` for the for-loop. Offsets, phases and accumulator rules come
     from `Semantics`; see docs/Rationale/Lowering.md.
 
+    A kernel that reads its predecessor's results only in tiles a group of
+    the predecessor's blocks wrote, and would be slower as its own launch,
+    runs in the predecessor's function instead (`tail-combine`,
+    docs/Rationale/TailCombine.md): each block counts itself into its
+    group's counter (an `i32` argument the host function zeroes) between
+    device-scope fences, and the last one of a group runs the group's
+    blocks of the successor.
+
     Example (a 2-block kernel that doubles a 4x8 tensor):
     ```mlir
     module @mirage_kernels {
@@ -45,12 +53,16 @@ def MirageLowerKernelsToLoops
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "emit block matmuls with f16/bf16 operands as warp-level native "
            "16x8x16 vector.contract (tensor cores on the GPU)">,
+    Option<"tailCombine", "tail-combine", "bool", /*default=*/"true",
+           "run a kernel that qualifies in its predecessor's launch, by the "
+           "last block of each group (docs/Rationale/TailCombine.md)">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::vector::VectorDialect",
-    "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect"
+    "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 
@@ -79,6 +91,9 @@ def MirageCheckOnCPU : Pass<"mirage-check-on-cpu", "::mlir::ModuleOp"> {
            "seed of the input values">,
     Option<"tolerance", "tolerance", "double", /*default=*/"0",
            "relative tolerance; 0 takes the dtype's default">,
+    Option<"tailCombine", "tail-combine", "bool", /*default=*/"true",
+           "run a kernel that qualifies in its predecessor's launch, by the "
+           "last block of each group (docs/Rationale/TailCombine.md)">,
   ];
 }
 
@@ -144,6 +159,10 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
            "turn 16-byte global-to-shared copies into cp.async">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "allow tf32 tensor cores for f32 matmuls">,
+    Option<"tailCombine", "tail-combine", "bool", /*default=*/"true",
+           "run a kernel that qualifies in its predecessor's launch, by the "
+           "last block of each group (docs/Rationale/TailCombine.md); false "
+           "launches every kernel">,
     Option<"keepGoing", "keep-going", "bool", /*default=*/"false",
            "a graph that cannot be lowered gets a warning and no files, and "
            "the module's other graphs are still written (the "

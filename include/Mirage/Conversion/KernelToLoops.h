@@ -14,11 +14,13 @@
 #include "Mirage/Dialect/Kernel/IR/KernelDialect.h"
 #include "Mirage/Semantics/KernelExpansion.h"
 #include "Mirage/Semantics/KernelPlan.h"
+#include "Mirage/Semantics/TailCombine.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,10 @@ struct LaunchBuffer {
   int32_t position = -1;
   Shape shape;
   ElemType type = ElemType::F32;
+  /// A tail combine's counters (TailCombine.md): `i32`, one per group,
+  /// zero before the first launch (each launch leaves them zero); `type`
+  /// is unused.
+  bool counters = false;
 };
 
 /// One kernel launch: function name, grid, threads, buffer indices, and the
@@ -67,6 +73,15 @@ struct KernelLaunch {
   KernelPlan plan;
   /// The kernel's block graph (for the cost model's estimate of the plan).
   UGraph block{Level::Block};
+  /// The kernel the last block of each group runs after this one's body
+  /// (TailCombine.md), its block graph and plan; `plan.sharedBytes` is
+  /// then the two kernels' together.
+  std::optional<TailCombine> tail;
+  UGraph tailBlock{Level::Block};
+  KernelPlan tailPlan;
+  /// Per input of the tail's kernel: the output of this one it reads, or
+  /// -1 (then it is one of `args`, after this kernel's outputs).
+  llvm::SmallVector<int32_t> tailInputFromProducer;
 };
 
 struct LaunchPlan {
@@ -79,6 +94,9 @@ struct LaunchPlan {
 struct LoopLoweringOptions {
   /// Block matmuls on f16/bf16 as warp-level native vector.contract.
   bool tensorCores = true;
+  /// A kernel that qualifies runs in its predecessor's launch, by the last
+  /// block of each group (TailCombine.md).
+  bool tailCombine = true;
   /// The target the plans are made for (Target.h); empty: the graph's.
   std::string target;
   KernelExpansionOptions expansion;

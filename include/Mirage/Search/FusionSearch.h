@@ -128,6 +128,11 @@ struct FusionSearchOptions {
   /// costGap) is not enumerated again. Empty: every pattern runs every
   /// round.
   CostFloorFn costFloor;
+  /// The least a split pair's combining kernel costs when it runs in its
+  /// split kernel's launch (a tail, docs/Rationale/TailCombine.md: at
+  /// least the counter's DRAM round trip); the pair's floor takes the
+  /// lesser of this and the combine's own launch. 0 is sound everywhere.
+  double tailCombineFloor = 0;
   /// The bound's relative optimality gap, in [0, 1): a pattern is skipped
   /// once its floor is at least (1 - costGap) times the best graph so far,
   /// so the answer costs at most 1/(1 - costGap) times the cheapest graph

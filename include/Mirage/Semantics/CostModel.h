@@ -54,6 +54,9 @@ struct KernelCost {
   double seconds = 0;        // max(memory, compute) + launch
   bool fits = true;          // the plan launches on the target
   std::string note;          // why it does not fit, if so
+  /// Runs at the end of the previous kernel's launch, by the last block of
+  /// each group (TailCombine.md): `seconds` is the tail, with no launch.
+  bool inTail = false;
 };
 
 struct GraphCost {

@@ -79,6 +79,10 @@ struct TargetInfo {
   /// kernels are chained by programmatic dependent launch (Lowering.md,
   /// "Programmatic dependent launch").
   bool gridDependencyControl;
+  /// A load's round trip when its line is in L2 (kernel-roofline.md:
+  /// 200-300 ns): what a tail combine's reads of just-written partials
+  /// wait (TailCombine.md).
+  double l2LatencySeconds;
 
   /// Whether a grid of `blocks` fills the machine (kernel-roofline.md,
   /// target 2): a block on every SM, and at most kMaxFillIdle of the

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
 using namespace mirage;
@@ -49,47 +50,22 @@ static bool emitOperator(BlockEmitter &em, const UOp &op, int32_t into) {
   return false;
 }
 
-std::optional<func::FuncOp>
-mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
-                          const UGraph &block, const KernelPlan &plan,
+/// Emits one block of `block` at `b`'s insertion point (inside the grid
+/// forall, or in a tail): its tiles, its loop and its phases, as `plan`
+/// says, with block ids `ids` and device tensors `inputs` and `outputs`.
+static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
+                          const KernelPlan &plan,
+                          const std::array<Value, 3> &ids,
+                          ArrayRef<Value> inputs, ArrayRef<Value> outputs,
                           std::string &error) {
-  MLIRContext *ctx = mb.getContext();
+  MLIRContext *ctx = b.getContext();
   BlockSchedule sched = scheduleBlock(block);
-  SmallVector<Type> args;
-  for (int32_t in : block.inputs)
-    args.push_back(memrefOf(ctx, block.values[in].shape, block.values[in].type));
-  for (int32_t out : block.outputs)
-    args.push_back(
-        memrefOf(ctx, block.values[out].shape, block.values[out].type));
-  auto fn = func::FuncOp::create(mb, loc, name, mb.getFunctionType(args, {}));
-  fn->setAttr(kernel::kKernelAttr, mb.getUnitAttr());
-  fn->setAttr(kernel::kGridAttr, mb.getDenseI64ArrayAttr(
-                                 {block.grid[0], block.grid[1], block.grid[2]}));
-  fn->setAttr(kernel::kBlockAttr,
-              mb.getDenseI64ArrayAttr({plan.threads, 1, 1}));
-  fn->setAttr(kMinBlocksPerSMAttr, mb.getI64IntegerAttr(plan.minBlocksPerSM));
-  Block *entry = fn.addEntryBlock();
-  OpBuilder fb = OpBuilder::atBlockEnd(entry);
-  auto blockMap = fb.getArrayAttr(
-      {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX),
-       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimY),
-       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ)});
-  auto grid = scf::ForallOp::create(
-      fb, loc,
-      ArrayRef<OpFoldResult>{fb.getIndexAttr(block.grid[0]),
-                             fb.getIndexAttr(block.grid[1]),
-                             fb.getIndexAttr(block.grid[2])},
-      ValueRange{}, blockMap);
-  func::ReturnOp::create(fb, loc);
-
-  OpBuilder b = OpBuilder::atBlockTerminator(grid.getBody());
   BlockEmitter em(b, loc, block, sched, plan);
-  for (int i = 0; i < 3; ++i)
-    em.blockIds[i] = grid.getInductionVar(i);
+  em.blockIds = ids;
   for (size_t i = 0; i < block.inputs.size(); ++i)
-    em.mem[block.inputs[i]] = entry->getArgument(i);
+    em.mem[block.inputs[i]] = inputs[i];
   for (size_t i = 0; i < block.outputs.size(); ++i)
-    em.mem[block.outputs[i]] = entry->getArgument(block.inputs.size() + i);
+    em.mem[block.outputs[i]] = outputs[i];
 
   // Tiles in workgroup memory, as the plan allocates them; a pipelined
   // tile's buffers are one allocation with a leading stage dimension.
@@ -216,8 +192,159 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
       break;
     }
   }
-  if (!ok) {
+  if (!ok)
     error = em.error;
+  return ok;
+}
+
+/// The tail (TailCombine.md): thread 0 counts this block into its group
+/// and tells the others, through a shared word, whether it was the last;
+/// the last block resets the count and runs the group's consumer blocks.
+static bool emitTail(OpBuilder &b, Location loc, const UGraph &producer,
+                     const KernelPlan &producerPlan, const TailSpec &tail,
+                     const std::array<Value, 3> &ids, Value counters,
+                     ArrayRef<Value> inputs, ArrayRef<Value> outputs,
+                     std::string &error) {
+  MLIRContext *ctx = b.getContext();
+  const TailCombine &t = *tail.combine;
+  BlockSchedule sched = scheduleBlock(producer);
+  BlockEmitter em(b, loc, producer, sched, producerPlan);
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value flag = memref::AllocOp::create(
+      b, loc, MemRefType::get({1}, b.getI32Type(), MemRefLayoutAttrInterface(), wg));
+  // The group: the coordinates on the tied axes, x-major (groupOf).
+  AffineExpr group = getAffineConstantExpr(0, ctx);
+  int64_t stride = 1;
+  for (int a = 0; a < 3; ++a)
+    if (t.tiedTo[a] >= 0) {
+      group = group + getAffineDimExpr(a, ctx) * stride;
+      stride *= producer.grid[a];
+    }
+  Value groupId = em.apply(b, group, ValueRange{ids[0], ids[1], ids[2]});
+  em.threadPhase(1, [&](OpBuilder &ob, Value) {
+    Value one = arith::ConstantIntOp::create(ob, loc, 1, 32);
+    // Release, count, acquire, at device scope (`fence.acq_rel.gpu` on
+    // NVPTX, whose atom is relaxed): this block's stores, ordered before
+    // the release by the barrier that ends the savers' phase, are visible
+    // to the block that counts the group full, and the other blocks'
+    // stores to it (TailCombine.md, "Ordering").
+    LLVM::FenceOp::create(ob, loc, LLVM::AtomicOrdering::release, "device");
+    Value before = memref::AtomicRMWOp::create(
+        ob, loc, arith::AtomicRMWKind::addi, one, counters,
+        ValueRange{groupId});
+    LLVM::FenceOp::create(ob, loc, LLVM::AtomicOrdering::acquire, "device");
+    Value lastCount = arith::ConstantIntOp::create(
+        ob, loc, t.producerBlocksPerGroup - 1, 32);
+    Value last = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq,
+                                       before, lastCount);
+    auto reset = scf::IfOp::create(ob, loc, last, /*withElse=*/false);
+    OpBuilder rb = OpBuilder::atBlockTerminator(reset.thenBlock());
+    memref::StoreOp::create(rb, loc,
+                            arith::ConstantIntOp::create(rb, loc, 0, 32),
+                            counters, ValueRange{groupId});
+    memref::StoreOp::create(
+        ob, loc, arith::ExtUIOp::create(ob, loc, ob.getI32Type(), last),
+        flag, ValueRange{em.index(ob, 0)});
+  });
+  Value word = memref::LoadOp::create(b, loc, flag, ValueRange{em.index(b, 0)});
+  Value isLast = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, word,
+      arith::ConstantIntOp::create(b, loc, 0, 32));
+  auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElse=*/false);
+  OpBuilder ib = OpBuilder::atBlockTerminator(ifLast.thenBlock());
+  auto loop = scf::ForOp::create(ib, loc, em.index(ib, 0),
+                                 em.index(ib, t.consumerBlocksPerGroup),
+                                 em.index(ib, 1));
+  OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
+  // The consumer block: tied axes from this block, the others enumerate
+  // the loop's index x-major (consumerBlock).
+  const GridDims &cg = tail.block->grid;
+  std::array<Value, 3> cids;
+  AffineExpr local = getAffineDimExpr(0, ctx);
+  int64_t below = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (t.consumerAxisTied(a))
+      continue;
+    cids[a] = em.apply(lb, local.floorDiv(below) % cg[a],
+                       ValueRange{loop.getInductionVar()});
+    below *= cg[a];
+  }
+  for (int a = 0; a < 3; ++a)
+    if (t.tiedTo[a] >= 0)
+      cids[t.tiedTo[a]] = ids[a];
+  return emitBlockBody(lb, loc, *tail.block, *tail.plan, cids, inputs,
+                       outputs, error);
+}
+
+std::optional<func::FuncOp>
+mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
+                          const UGraph &block, const KernelPlan &plan,
+                          std::string &error, const TailSpec *tail) {
+  MLIRContext *ctx = mb.getContext();
+  SmallVector<Type> args;
+  for (int32_t in : block.inputs)
+    args.push_back(memrefOf(ctx, block.values[in].shape, block.values[in].type));
+  for (int32_t out : block.outputs)
+    args.push_back(
+        memrefOf(ctx, block.values[out].shape, block.values[out].type));
+  // A tail's consumer: its inputs the producer does not write, its
+  // outputs, then the groups' counters.
+  if (tail) {
+    const UGraph &cb = *tail->block;
+    for (size_t i = 0; i < cb.inputs.size(); ++i)
+      if (tail->inputFromProducer[i] < 0)
+        args.push_back(memrefOf(ctx, cb.values[cb.inputs[i]].shape,
+                                cb.values[cb.inputs[i]].type));
+    for (int32_t out : cb.outputs)
+      args.push_back(memrefOf(ctx, cb.values[out].shape, cb.values[out].type));
+    args.push_back(MemRefType::get({tail->combine->groups}, mb.getI32Type()));
+  }
+  auto fn = func::FuncOp::create(mb, loc, name, mb.getFunctionType(args, {}));
+  fn->setAttr(kernel::kKernelAttr, mb.getUnitAttr());
+  fn->setAttr(kernel::kGridAttr, mb.getDenseI64ArrayAttr(
+                                 {block.grid[0], block.grid[1], block.grid[2]}));
+  fn->setAttr(kernel::kBlockAttr,
+              mb.getDenseI64ArrayAttr({plan.threads, 1, 1}));
+  fn->setAttr(kMinBlocksPerSMAttr, mb.getI64IntegerAttr(plan.minBlocksPerSM));
+  Block *entry = fn.addEntryBlock();
+  OpBuilder fb = OpBuilder::atBlockEnd(entry);
+  auto blockMap = fb.getArrayAttr(
+      {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimY),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ)});
+  auto grid = scf::ForallOp::create(
+      fb, loc,
+      ArrayRef<OpFoldResult>{fb.getIndexAttr(block.grid[0]),
+                             fb.getIndexAttr(block.grid[1]),
+                             fb.getIndexAttr(block.grid[2])},
+      ValueRange{}, blockMap);
+  func::ReturnOp::create(fb, loc);
+
+  OpBuilder b = OpBuilder::atBlockTerminator(grid.getBody());
+  std::array<Value, 3> ids{grid.getInductionVar(0), grid.getInductionVar(1),
+                           grid.getInductionVar(2)};
+  auto arg = [&](size_t i) -> Value { return entry->getArgument(i); };
+  SmallVector<Value> ins, outs;
+  size_t next = 0;
+  for (size_t i = 0; i < block.inputs.size(); ++i)
+    ins.push_back(arg(next++));
+  for (size_t i = 0; i < block.outputs.size(); ++i)
+    outs.push_back(arg(next++));
+  bool ok = emitBlockBody(b, loc, block, plan, ids, ins, outs, error);
+  if (ok && tail) {
+    const UGraph &cb = *tail->block;
+    SmallVector<Value> cins, couts;
+    for (size_t i = 0; i < cb.inputs.size(); ++i)
+      cins.push_back(tail->inputFromProducer[i] >= 0
+                         ? outs[tail->inputFromProducer[i]]
+                         : arg(next++));
+    for (size_t i = 0; i < cb.outputs.size(); ++i)
+      couts.push_back(arg(next++));
+    Value counters = arg(next++);
+    ok = emitTail(b, loc, block, plan, *tail, ids, counters, cins, couts,
+                  error);
+  }
+  if (!ok) {
     fn.erase();
     return std::nullopt;
   }

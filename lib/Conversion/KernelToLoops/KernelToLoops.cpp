@@ -166,8 +166,22 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
       op->erase();
     return std::nullopt;
   };
+  PlanOptions po;
+  po.tensorCores = options.tensorCores;
+  std::vector<KernelPlan> plans;
+  for (const UOp &op : g.ops)
+    plans.push_back(planKernel(g.bodies[op.body], target, po));
+  // Kernels that run in their predecessor's launch (TailCombine.md); a
+  // kernel that does is not a producer of another.
+  std::vector<std::optional<TailCombine>> tailOf(g.ops.size());
+  for (size_t k = 1; options.tailCombine && k < g.ops.size(); ++k)
+    if (!tailOf[k - 1])
+      tailOf[k] = planTailCombine(g, static_cast<int32_t>(k - 1),
+                                  plans[k - 1], plans[k], target);
   OpBuilder mb = OpBuilder::atBlockEnd(into.getBody());
   for (size_t k = 0; k < g.ops.size(); ++k) {
+    if (tailOf[k])
+      continue; // emitted in kernel k - 1's tail
     const UOp &op = g.ops[k];
     KernelLaunch launch;
     launch.name = name.str() + "_k" + std::to_string(k);
@@ -177,13 +191,42 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
       launch.args.push_back(bufferOf[v]);
     for (int32_t v : op.results)
       launch.args.push_back(bufferOf[v]);
-    std::string why;
-    PlanOptions po;
-    po.tensorCores = options.tensorCores;
-    launch.plan = planKernel(body, target, po);
+    launch.plan = plans[k];
     launch.threads = launch.plan.threads;
     launch.block = body;
-    auto fn = loops::emitKernel(mb, loc, launch.name, body, launch.plan, why);
+    std::optional<loops::TailSpec> spec;
+    if (k + 1 < g.ops.size() && tailOf[k + 1]) {
+      const UOp &cop = g.ops[k + 1];
+      launch.tail = tailOf[k + 1];
+      launch.tailBlock = g.bodies[cop.body];
+      launch.tailPlan = plans[k + 1];
+      launch.plan.sharedBytes = tailCombineSharedBytes(
+          plans[k], plans[k + 1], target, launch.plan.dynamicShared);
+      spec.emplace();
+      spec->combine = &*launch.tail;
+      spec->block = &launch.tailBlock;
+      spec->plan = &launch.tailPlan;
+      for (int32_t v : cop.operands) {
+        auto it = llvm::find(op.results, v);
+        launch.tailInputFromProducer.push_back(
+            it == op.results.end() ? -1
+                                   : static_cast<int32_t>(it - op.results.begin()));
+        if (it == op.results.end())
+          launch.args.push_back(bufferOf[v]);
+      }
+      spec->inputFromProducer = launch.tailInputFromProducer;
+      for (int32_t v : cop.results)
+        launch.args.push_back(bufferOf[v]);
+      LaunchBuffer counters;
+      counters.name = "t" + std::to_string(plan.buffers.size());
+      counters.shape = {launch.tail->groups};
+      counters.counters = true;
+      plan.buffers.push_back(counters);
+      launch.args.push_back(static_cast<int32_t>(plan.buffers.size()) - 1);
+    }
+    std::string why;
+    auto fn = loops::emitKernel(mb, loc, launch.name, body, launch.plan, why,
+                                spec ? &*spec : nullptr);
     if (!fn) {
       error = "kernel " + std::to_string(k) + ": " + why;
       return rollback();
@@ -195,7 +238,9 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
   // The host function: graph inputs, then outputs.
   SmallVector<Type> argTypes;
   auto typeOf = [&](const LaunchBuffer &buf) {
-    return MemRefType::get(buf.shape, toMLIRType(ctx, buf.type));
+    return MemRefType::get(buf.shape, buf.counters
+                                          ? (Type)IntegerType::get(ctx, 32)
+                                          : toMLIRType(ctx, buf.type));
   };
   for (const LaunchBuffer &buf : plan.buffers)
     if (buf.role != LaunchBuffer::Role::Temp)
@@ -209,10 +254,22 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
   OpBuilder hb = OpBuilder::atBlockEnd(host.addEntryBlock());
   SmallVector<Value> bufs;
   unsigned arg = 0;
-  for (const LaunchBuffer &buf : plan.buffers)
+  for (const LaunchBuffer &buf : plan.buffers) {
     bufs.push_back(buf.role == LaunchBuffer::Role::Temp
                        ? (Value)memref::AllocOp::create(hb, loc, typeOf(buf))
                        : host.getArgument(arg++));
+    if (!buf.counters)
+      continue;
+    // Counters start at zero (each launch leaves them so).
+    Value zero = arith::ConstantIntOp::create(hb, loc, 0, 32);
+    auto fill = scf::ForOp::create(
+        hb, loc, arith::ConstantIndexOp::create(hb, loc, 0),
+        arith::ConstantIndexOp::create(hb, loc, buf.shape[0]),
+        arith::ConstantIndexOp::create(hb, loc, 1));
+    OpBuilder fb = OpBuilder::atBlockTerminator(fill.getBody());
+    memref::StoreOp::create(fb, loc, zero, bufs.back(),
+                            ValueRange{fill.getInductionVar()});
+  }
   for (const KernelLaunch &launch : plan.kernels) {
     SmallVector<Value> operands;
     for (int32_t a : launch.args)
@@ -241,6 +298,7 @@ struct LowerKernelsToLoops
     ModuleOp into = getOrCreateKernelModule(top);
     LoopLoweringOptions options;
     options.tensorCores = tensorCores;
+    options.tailCombine = tailCombine;
     auto lower = [&](Operation *op, StringRef name) -> LogicalResult {
       auto graph = cast<kernel::GraphOp>(op);
       if (SymbolTable::lookupSymbolIn(into, name))

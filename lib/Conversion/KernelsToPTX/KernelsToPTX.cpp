@@ -52,7 +52,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     registry.insert<func::FuncDialect, scf::SCFDialect, memref::MemRefDialect,
                     arith::ArithDialect, math::MathDialect,
                     vector::VectorDialect, affine::AffineDialect,
-                    gpu::GPUDialect>();
+                    gpu::GPUDialect, LLVM::LLVMDialect>();
     registerLoopsToGPUDependentDialects(registry);
   }
 
@@ -91,6 +91,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     std::string error;
     LoopLoweringOptions lo;
     lo.target = tgt.name.str();
+    lo.tailCombine = tailCombine;
     std::optional<LaunchPlan> plan =
         lowerGraphToLoops(*g, name, *module, graph.getLoc(), lo, error);
     if (!plan)
@@ -173,6 +174,24 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
       KernelCost c = estimateKernel(k.block, k.plan, tgt);
       std::vector<double> loads = c.inputLoadBytes;
       loads.resize(k.args.size(), 0); // the outputs are stored, not loaded
+      // A tail combine runs in this launch (TailCombine.md): its seconds
+      // and its traffic are this kernel's too, its loads on the arguments
+      // it reads (this kernel's outputs, or its own inputs after them).
+      if (k.tail) {
+        KernelCost t = estimateKernel(k.tailBlock, k.tailPlan, tgt);
+        c.seconds += tailCombineSeconds(*k.tail, k.tailPlan,
+                                        k.tailBlock.forloopRange, tgt);
+        c.l2Bytes += t.l2Bytes;
+        c.dramBytes += t.dramBytes;
+        size_t ins = k.block.inputs.size();
+        size_t extra = ins + k.block.outputs.size();
+        for (size_t i = 0; i < k.tailInputFromProducer.size(); ++i) {
+          int32_t from = k.tailInputFromProducer[i];
+          size_t at = from >= 0 ? ins + from : extra++;
+          if (at < loads.size() && i < t.inputLoadBytes.size())
+            loads[at] += t.inputLoadBytes[i];
+        }
+      }
       info.estimates[k.name] = {c.seconds, c.l2Bytes, c.dramBytes,
                                 std::move(loads)};
     }

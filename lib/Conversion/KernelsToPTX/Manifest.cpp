@@ -19,7 +19,8 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
   llvm::json::Array buffers;
   for (const LaunchBuffer &b : plan.buffers) {
     llvm::json::Object o{{"name", b.name},
-                         {"dtype", elemTypeName(b.type)},
+                         {"dtype", b.counters ? StringRef("i32")
+                                              : elemTypeName(b.type)},
                          {"shape", shapeArray(b.shape)}};
     switch (b.role) {
     case LaunchBuffer::Role::Input:

@@ -69,8 +69,10 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
       return failure();
     OwningOpRef<ModuleOp> module = ModuleOp::create(graph.getLoc());
     std::string error;
-    std::optional<LaunchPlan> plan = lowerGraphToLoops(
-        *g, name, *module, graph.getLoc(), LoopLoweringOptions(), error);
+    LoopLoweringOptions lo;
+    lo.tailCombine = tailCombine;
+    std::optional<LaunchPlan> plan =
+        lowerGraphToLoops(*g, name, *module, graph.getLoc(), lo, error);
     if (!plan)
       return graph.emitError() << "cannot lower graph '" << name
                                << "': " << error;

@@ -253,7 +253,7 @@ double fusion::patternCostFloor(const Pattern &pat,
                                 const UGraph &reference,
                                 const CostFloorFn &floor, bool split,
                                 double rowMaxPrefix, bool online,
-                                int rowClass) {
+                                int rowClass, double tailFloor) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -275,9 +275,10 @@ double fusion::patternCostFloor(const Pattern &pat,
     return least;
   // A split pair costs at least its split kernel, whose iterators are the
   // pattern's with the for-loop's class also on the split axis, plus a
-  // combining kernel on the other axes that writes the outputs (what it
-  // reads is not counted: the partials' sizes depend on the graph, and a
-  // floor must hold for every graph of the pattern). A stabilized pair
+  // combining kernel on the other axes that writes the outputs, or the
+  // tail that runs it in the split kernel's launch (what it reads is not
+  // counted: the partials' sizes depend on the graph, and a floor must
+  // hold for every graph of the pattern). A stabilized pair
   // also pays the row-max kernels; one in flash-decoding form does not:
   // localizeSplitMax builds it for a split kernel of one iteration, or of
   // any number with online softmax, whose split axis walks the softmax row
@@ -297,7 +298,9 @@ double fusion::patternCostFloor(const Pattern &pat,
                          return;
                        // The combine on the pattern's grid, or spread
                        // over the split axis (widenedCombines): the least
-                       // of them, so the floor stays below every pair.
+                       // of them, or of a tail in the split kernel's
+                       // launch (TailCombine.md), so the floor stays below
+                       // every pair.
                        UGraph combine(Level::Block);
                        combine.grid = grid;
                        double combineFloor = floor(combine, saved);
@@ -307,7 +310,8 @@ double fusion::patternCostFloor(const Pattern &pat,
                          combineFloor =
                              std::min(combineFloor, floor(combine, saved));
                        }
-                       double pair = floor(b, 0) + combineFloor;
+                       double pair =
+                           floor(b, 0) + std::min(combineFloor, tailFloor);
                        bool flashDecoding =
                            (loop == 1 || online) &&
                            (rowClass < 0 || pat.loopClass == rowClass);

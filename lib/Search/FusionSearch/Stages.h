@@ -472,10 +472,13 @@ void forEachSplitLaunch(
 /// localizeSplitMax with a running max); those do without them. These forms
 /// exist only where the for-loop (or split) walks `rowClass`, the class of
 /// the softmax row the max reduces (-1: any class).
+/// A split pair's combine costs at least the lesser of its own launch's
+/// floor and `tailFloor` (FusionSearchOptions::tailCombineFloor).
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
                         const UGraph &reference, const CostFloorFn &floor,
                         bool split, double rowMaxPrefix = 0,
-                        bool online = false, int rowClass = -1);
+                        bool online = false, int rowClass = -1,
+                        double tailFloor = 0);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 

@@ -17,6 +17,8 @@
 
 // VERIFY: remark: graph 'graph0_opt' is equivalent to reference 'graph0': {{.*}}mode S
 // CPU: remark: graph 'graph0' on the CPU matches the evaluator
+// Four combine blocks per head would run one after another in a tail
+// (TailCombine.md): the combine keeps its own launch.
 // CPU: remark: graph 'graph0_opt' on the CPU matches the evaluator: {{.*}} 2 kernels
 
 // The combine: the two [1, 32, 1] partial tiles are whole in their tensors

@@ -21,7 +21,10 @@
 
 // CHECK: gated_mlp_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, ldmatrix {{[1-9][0-9]*}}, cp.async {{[1-9][0-9]*}}, malloc 0
 // CHECK: gated_mlp_ref.{{sm_[89]0}}.ptx: ptxas ok, 4 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
-// CHECK: gqa_best.{{sm_[89]0}}.ptx: ptxas ok, 2 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, ldmatrix {{[1-9][0-9]*}}, cp.async {{[1-9][0-9]*}}, malloc 0
+// gqa_best's combine runs in its split kernel's tail on sm_90 (one entry);
+// on sm_80 the two kernels' shared memory together (123 + 56 KiB) exceeds a
+// block's 163 KiB, so it keeps its own launch (TailCombine.md).
+// CHECK: gqa_best.{{sm_[89]0}}.ptx: ptxas ok, {{1|2}} entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, ldmatrix {{[1-9][0-9]*}}, cp.async {{[1-9][0-9]*}}, malloc 0
 // CHECK: gqa_ref.{{sm_[89]0}}.ptx: ptxas ok, 6 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: lora_best.{{sm_[89]0}}.ptx: ptxas ok, 1 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0
 // CHECK: lora_ref.{{sm_[89]0}}.ptx: ptxas ok, 4 entries, {{.*}} spills 0, mma.sync {{[1-9][0-9]*}}, {{.*}} malloc 0

@@ -1,0 +1,91 @@
+//===- TailCombine.h - A consumer kernel run by its producer's last blocks ===//
+//
+// When a kernel (the consumer) reads its predecessor's (the producer's)
+// results only in tiles that a group of producer blocks wrote, the
+// consumer's blocks of each group run at the end of the producer block that
+// completes the group, and the consumer is not launched
+// (docs/Rationale/TailCombine.md). The rule is stated here once: the cost
+// model prices the fused launch by it and the lowering emits it.
+//
+// IR-free.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_SEMANTICS_TAILCOMBINE_H
+#define MIRAGE_SEMANTICS_TAILCOMBINE_H
+
+#include "Mirage/Semantics/KernelPlan.h"
+#include "Mirage/Semantics/Target.h"
+#include "Mirage/Semantics/UGraph.h"
+
+#include <array>
+#include <optional>
+#include <string>
+
+namespace mirage {
+
+struct TailCombine {
+  /// Kernel op indices of the graph: the consumer directly follows.
+  int32_t producer = -1, consumer = -1;
+  /// Per producer grid axis: the consumer axis it is tied to, or -1 (free:
+  /// every block along it belongs to each group).
+  std::array<int, 3> tiedTo{-1, -1, -1};
+  /// Groups (the product of the tied producer extents), producer blocks
+  /// per group (the free extents), consumer blocks per group (the untied
+  /// consumer extents).
+  int64_t groups = 1;
+  int64_t producerBlocksPerGroup = 1;
+  int64_t consumerBlocksPerGroup = 1;
+
+  /// Whether consumer axis `c` is tied to a producer axis.
+  bool consumerAxisTied(int c) const {
+    return tiedTo[0] == c || tiedTo[1] == c || tiedTo[2] == c;
+  }
+  /// The group of producer block `p` (x, y, z): its coordinates on the tied
+  /// axes, linearized x-major over those axes.
+  int64_t groupOf(const std::array<int64_t, 3> &p,
+                  const GridDims &producerGrid) const;
+  /// Consumer block `local` (0 .. consumerBlocksPerGroup - 1) of the group
+  /// of producer block `p`: the tied axes take p's coordinates, the untied
+  /// ones enumerate `local` x-major.
+  std::array<int64_t, 3> consumerBlock(const std::array<int64_t, 3> &p,
+                                       int64_t local,
+                                       const GridDims &consumerGrid) const;
+};
+
+/// The shared word through which the producer block's thread 0 tells the
+/// others whether it completed its group.
+constexpr int64_t kTailCombineFlagBytes = 4;
+
+/// The shared memory of the fused kernel: both plans' buffers and the flag
+/// word, laid out as one kernel's (sharedLayoutBytes).
+int64_t tailCombineSharedBytes(const KernelPlan &producerPlan,
+                               const KernelPlan &consumerPlan,
+                               const TargetInfo &target, bool &dynamic);
+
+/// Whether kernel op `producer` of kernel graph `g` and the op after it run
+/// as one launch (TailCombine.md); `why` says why not. The kernels' plans
+/// are `producerPlan` and `consumerPlan` on `target`.
+std::optional<TailCombine> planTailCombine(const UGraph &g, int32_t producer,
+                                           const KernelPlan &producerPlan,
+                                           const KernelPlan &consumerPlan,
+                                           const TargetInfo &target,
+                                           std::string *why = nullptr);
+
+/// The seconds the consumer's blocks of one group take after their
+/// producer block (TailCombine.md, "Cost"): per consumer block its round
+/// trips at L2 latency and its loads at one SM's bandwidth, plus one DRAM
+/// round trip for the counter.
+double tailCombineSeconds(const TailCombine &t, const KernelPlan &consumerPlan,
+                          int64_t consumerForloop, const TargetInfo &target);
+
+/// A lower bound of tailCombineSeconds on `target` (what a split pair's
+/// floor may count for its combine): the counter's round trip, and one
+/// consumer block's reads of the producer's results, at least one round
+/// trip at L2 latency (a consumer reads them, or it would not be one).
+inline double tailCombineFloorSeconds(const TargetInfo &target) {
+  return target.dramLatencySeconds + target.l2LatencySeconds;
+}
+
+} // namespace mirage
+
+#endif // MIRAGE_SEMANTICS_TAILCOMBINE_H

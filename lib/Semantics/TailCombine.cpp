@@ -1,0 +1,159 @@
+//===- TailCombine.cpp - A consumer kernel run by its producer's last blocks ==//
+//
+// docs/Rationale/TailCombine.md: the groups of a producer/consumer pair,
+// from the producer's savers and the consumer's iterators.
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/TailCombine.h"
+#include "Mirage/Semantics/CostModel.h"
+
+#include <algorithm>
+
+using namespace mirage;
+
+int64_t TailCombine::groupOf(const std::array<int64_t, 3> &p,
+                             const GridDims &producerGrid) const {
+  int64_t group = 0, stride = 1;
+  for (int a = 0; a < 3; ++a)
+    if (tiedTo[a] >= 0) {
+      group += p[a] * stride;
+      stride *= producerGrid[a];
+    }
+  return group;
+}
+
+std::array<int64_t, 3>
+TailCombine::consumerBlock(const std::array<int64_t, 3> &p, int64_t local,
+                           const GridDims &consumerGrid) const {
+  std::array<int64_t, 3> c{0, 0, 0};
+  for (int a = 0; a < 3; ++a)
+    if (tiedTo[a] >= 0)
+      c[tiedTo[a]] = p[a];
+  for (int a = 0; a < 3; ++a)
+    if (!consumerAxisTied(a)) {
+      c[a] = local % consumerGrid[a];
+      local /= consumerGrid[a];
+    }
+  return c;
+}
+
+int64_t mirage::tailCombineSharedBytes(const KernelPlan &p,
+                                       const KernelPlan &c,
+                                       const TargetInfo &target,
+                                       bool &dynamic) {
+  std::vector<int64_t> buffers;
+  for (const KernelPlan *plan : {&p, &c})
+    for (const TilePlan &t : plan->tiles)
+      buffers.push_back(t.bytes * t.buffers);
+  buffers.push_back(kTailCombineFlagBytes);
+  return sharedLayoutBytes(buffers, target, dynamic);
+}
+
+std::optional<TailCombine>
+mirage::planTailCombine(const UGraph &g, int32_t producer,
+                        const KernelPlan &producerPlan,
+                        const KernelPlan &consumerPlan,
+                        const TargetInfo &target, std::string *why) {
+  auto fail = [&](const char *reason) -> std::optional<TailCombine> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
+  if (producer < 0 || static_cast<size_t>(producer) + 1 >= g.ops.size())
+    return fail("no kernel follows");
+  const UOp &p = g.ops[producer], &c = g.ops[producer + 1];
+  if (p.kind != OpKind::Custom || c.kind != OpKind::Custom)
+    return fail("not two graph-defined kernels");
+  if (!producerPlan.launchable || !consumerPlan.launchable)
+    return fail("a kernel does not launch");
+  if (producerPlan.threads != consumerPlan.threads)
+    return fail("different block sizes");
+  bool dynamic = false;
+  int64_t shared =
+      tailCombineSharedBytes(producerPlan, consumerPlan, target, dynamic);
+  if (shared > target.smemBytesPerBlock ||
+      residentBlocksPerSM(shared, producerPlan.threads, target) !=
+          producerPlan.residentBlocksPerSM)
+    return fail("the consumer's shared memory lowers the producer's "
+                "occupancy");
+
+  const UGraph &pb = g.bodies[p.body], &cb = g.bodies[c.body];
+  // Per producer axis: the consumer axis it is tied to so far (-2: not yet
+  // seen in any result the consumer reads), or free.
+  std::array<int, 3> tied{-2, -2, -2};
+  std::array<bool, 3> free{false, false, false};
+  bool readsProducer = false;
+  for (size_t i = 0; i < c.operands.size(); ++i) {
+    auto it = std::find(p.results.begin(), p.results.end(), c.operands[i]);
+    if (it == p.results.end())
+      continue; // a graph input or an earlier kernel's result: complete
+    readsProducer = true;
+    const UOp &saver = pb.ops[pb.values[pb.outputs[it - p.results.begin()]].def];
+    for (const UOp &iter : cb.ops) {
+      if (iter.kind != OpKind::InputIterator ||
+          iter.operands[0] != cb.inputs[i])
+        continue;
+      for (int a = 0; a < 3; ++a) {
+        if (pb.grid[a] == 1)
+          continue;
+        const int64_t d = saver.map[a];
+        int match = -1;
+        for (int ca = 0; ca < 3 && d >= 0; ++ca)
+          if (iter.map[ca] == d && iter.fmap != d && cb.grid[ca] == pb.grid[a])
+            match = ca;
+        if (match < 0 || (tied[a] != -2 && tied[a] != match))
+          free[a] = true;
+        else
+          tied[a] = match;
+      }
+    }
+  }
+  if (!readsProducer)
+    return fail("the consumer reads none of the producer's results");
+
+  TailCombine t;
+  t.producer = producer;
+  t.consumer = producer + 1;
+  for (int a = 0; a < 3; ++a) {
+    if (pb.grid[a] > 1 && !free[a] && tied[a] >= 0) {
+      if (t.consumerAxisTied(tied[a]))
+        return fail("two producer axes tied to one consumer axis");
+      t.tiedTo[a] = tied[a];
+      t.groups *= pb.grid[a];
+    } else {
+      t.producerBlocksPerGroup *= pb.grid[a];
+    }
+  }
+  for (int a = 0; a < 3; ++a)
+    if (!t.consumerAxisTied(a))
+      t.consumerBlocksPerGroup *= cb.grid[a];
+  // One consumer block per group: several would run one after another on
+  // one SM, a round trip each, where their own launch spreads them.
+  if (t.consumerBlocksPerGroup != 1)
+    return fail("more than one consumer block per group");
+  // Only where the tail is cheaper than the consumer's own launch.
+  if (tailCombineSeconds(t, consumerPlan, cb.forloopRange, target) >=
+      estimateKernel(cb, consumerPlan, target).seconds)
+    return fail("the consumer is faster as its own launch");
+  return t;
+}
+
+double mirage::tailCombineSeconds(const TailCombine &t,
+                                  const KernelPlan &consumerPlan,
+                                  int64_t consumerForloop,
+                                  const TargetInfo &target) {
+  const double loop = static_cast<double>(std::max<int64_t>(1, consumerForloop));
+  // At least one: a consumer reads its producer's results.
+  const double trips =
+      std::max(1.0, static_cast<double>(consumerPlan.onceRoundTrips) +
+                        static_cast<double>(consumerPlan.loopRoundTrips) * loop);
+  const double bytes = static_cast<double>(consumerPlan.onceLoadBytes) +
+                       static_cast<double>(consumerPlan.loopLoadBytes) * loop +
+                       static_cast<double>(consumerPlan.storeBytes);
+  const double serial = static_cast<double>(consumerPlan.serialSteps) *
+                        target.serialStepCycles / target.clockHz;
+  const double perBlock = trips * target.l2LatencySeconds +
+                          bytes / target.smBytesPerSecond + serial;
+  return static_cast<double>(t.consumerBlocksPerGroup) * perBlock +
+         target.dramLatencySeconds;
+}

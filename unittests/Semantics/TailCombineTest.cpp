@@ -1,0 +1,140 @@
+//===- TailCombineTest.cpp - Groups of a producer/consumer kernel pair ----===//
+#include "Mirage/Semantics/TailCombine.h"
+#include "Mirage/Semantics/CostModel.h"
+
+#include <gtest/gtest.h>
+
+using namespace mirage;
+
+namespace {
+/// A split-K pair for X (8 x k) by W (k x 64): the producer on
+/// [4, 8] blocks (x: 16-column tiles, y: 8 splits of K) writes partials
+/// stacked along the rows (64 x 64); the consumer on [consumerX, 1] blocks
+/// (x: columns, `consumerX` tiles) sums the 8 splits of each row.
+UGraph splitKPair(int64_t consumerX, bool consumerFmapCols = false,
+                  int64_t k = 256) {
+  UGraph g;
+  int32_t x = g.addInput({8, k}, ElemType::F16);
+  int32_t w = g.addInput({k, 64}, ElemType::F16);
+  UGraph p(Level::Block);
+  p.grid = {4, 8, 1};
+  int32_t px = p.addInput({8, k}, ElemType::F16);
+  int32_t pw = p.addInput({k, 64}, ElemType::F16);
+  int32_t xt = p.addInputIterator(px, {-1, 1, -1}, -1);
+  int32_t wt = p.addInputIterator(pw, {1, 0, -1}, -1);
+  int32_t acc = p.addAccum(AccumKind::sum, p.addMatmul(xt, wt), -1, 0);
+  p.markOutput(p.addOutputSaver(acc, {1, 0, -1}));
+  EXPECT_TRUE(p.error.empty()) << p.error;
+  int32_t partial = g.addCustom({x, w}, std::move(p));
+  UGraph c(Level::Block);
+  c.grid = {consumerX, 1, 1};
+  int32_t cp = c.addInput({64, 64}, ElemType::F16);
+  int32_t tile;
+  if (consumerFmapCols) {
+    // The for-loop walks the columns: every block reads all of them.
+    c.forloopRange = 4;
+    tile = c.addInputIterator(cp, {-1, -1, -1}, 1);
+    int32_t sum = c.addReduce(ReduceKind::sum, tile, 0, 8);
+    c.markOutput(c.addOutputSaver(
+        c.addAccum(AccumKind::sum, sum, -1, 0), {-1, -1, -1}));
+  } else {
+    tile = c.addInputIterator(cp, {1, -1, -1}, -1);
+    int32_t sum = c.addReduce(ReduceKind::sum, tile, 0, 8);
+    c.markOutput(c.addOutputSaver(c.addAccum(AccumKind::sum, sum, -1, 0),
+                                  {1, -1, -1}));
+  }
+  EXPECT_TRUE(c.error.empty()) << c.error;
+  g.markOutput(g.addCustom({partial}, std::move(c)));
+  EXPECT_TRUE(g.error.empty()) << g.error;
+  return g;
+}
+
+std::optional<TailCombine> plan(const UGraph &g, std::string *why = nullptr) {
+  TargetInfo t = *lookupTarget("h100");
+  return planTailCombine(g, 0, planKernel(g.bodies[g.ops[0].body], t),
+                         planKernel(g.bodies[g.ops[1].body], t), t, why);
+}
+} // namespace
+
+// The producer's column axis is the consumer's: 4 groups of the 8 splits of
+// one column tile, each finished by one consumer block.
+TEST(TailCombine, SplitKGroupsByColumnTile) {
+  UGraph g = splitKPair(4);
+  std::string why;
+  std::optional<TailCombine> t = plan(g, &why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_EQ(t->tiedTo[0], 0);
+  EXPECT_EQ(t->tiedTo[1], -1);
+  EXPECT_EQ(t->groups, 4);
+  EXPECT_EQ(t->producerBlocksPerGroup, 8);
+  EXPECT_EQ(t->consumerBlocksPerGroup, 1);
+  const GridDims pg = g.bodies[g.ops[0].body].grid;
+  const GridDims cg = g.bodies[g.ops[1].body].grid;
+  // Every producer block of column tile 3 is in group 3, whose consumer
+  // block is column tile 3.
+  for (int64_t s = 0; s < 8; ++s) {
+    EXPECT_EQ(t->groupOf({3, s, 0}, pg), 3);
+    EXPECT_EQ(t->consumerBlock({3, s, 0}, 0, cg),
+              (std::array<int64_t, 3>{3, 0, 0}));
+  }
+}
+
+// Column tiles of another width: a consumer block reads what several
+// producer column tiles wrote, so the whole grid is one group, with two
+// consumer blocks: they would run one after another on one SM, so the pair
+// keeps two launches.
+TEST(TailCombine, OneConsumerBlockPerGroup) {
+  UGraph g = splitKPair(2);
+  std::string why;
+  EXPECT_FALSE(plan(g, &why));
+  EXPECT_EQ(why, "more than one consumer block per group");
+}
+
+// A consumer whose for-loop walks the dim the producer's x axis splits reads
+// every column tile: x is free.
+TEST(TailCombine, ForLoopOverATiedDimFreesTheAxis) {
+  UGraph g = splitKPair(1, /*consumerFmapCols=*/true);
+  std::string why;
+  std::optional<TailCombine> t = plan(g, &why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_EQ(t->groups, 1);
+  EXPECT_EQ(t->producerBlocksPerGroup, 32);
+}
+
+// Not a producer/consumer pair: the last kernel has no successor.
+TEST(TailCombine, NeedsAConsumer) {
+  UGraph g = splitKPair(4);
+  TargetInfo t = *lookupTarget("h100");
+  KernelPlan p = planKernel(g.bodies[g.ops[1].body], t);
+  std::string why;
+  EXPECT_FALSE(planTailCombine(g, 1, p, p, t, &why));
+  EXPECT_EQ(why, "no kernel follows");
+}
+
+// The tail's price: its consumer block's round trips at L2 latency and its
+// bytes at one SM's bandwidth, plus the counter's DRAM round trip; never
+// below tailCombineFloorSeconds, and below the consumer's own launch.
+TEST(TailCombine, TailSecondsAreBoundedBelow) {
+  TargetInfo target = *lookupTarget("h100");
+  UGraph one = splitKPair(4);
+  KernelPlan c1 = planKernel(one.bodies[one.ops[1].body], target);
+  double s1 = tailCombineSeconds(*plan(one), c1, 1, target);
+  EXPECT_GE(s1, tailCombineFloorSeconds(target));
+  EXPECT_LT(s1, estimateKernel(one.bodies[one.ops[1].body], c1, target).seconds);
+}
+
+// The fused kernel allocates both kernels' tiles; where that would hold
+// fewer producer blocks per SM, the pair stays two launches. Over K, the
+// producer's tiles grow and at some K the consumer's 64 x 16 tile tips the
+// occupancy; below it the pair fuses.
+TEST(TailCombine, ConsumerMustNotLowerOccupancy) {
+  EXPECT_TRUE(plan(splitKPair(4, false, 256)));
+  bool refused = false;
+  for (int64_t k = 512; k <= 65536 && !refused; k *= 2) {
+    std::string why;
+    if (!plan(splitKPair(4, false, k), &why))
+      refused = why == "the consumer's shared memory lowers the producer's "
+                       "occupancy";
+  }
+  EXPECT_TRUE(refused);
+}
