@@ -500,6 +500,31 @@ std::vector<UGraph> fingerprintProbes() {
   int32_t y = g.addMatmul(g.addRmsNorm(x, -1), w);
   g.markOutput(g.addUnary(UnaryKind::exp, y));
   probes.push_back(std::move(g));
+  // A split-K pair whose combine runs in its split kernel's tail
+  // (TailCombine.md): 4 column groups of 8 splits, one combine block each.
+  {
+    UGraph pair;
+    int32_t px = pair.addInput({8, 256}, ElemType::F16);
+    int32_t pw = pair.addInput({256, 64}, ElemType::F16);
+    UGraph split(Level::Block);
+    split.grid = {4, 8, 1};
+    int32_t sx = split.addInput({8, 256}, ElemType::F16);
+    int32_t sw = split.addInput({256, 64}, ElemType::F16);
+    int32_t prod = split.addMatmul(split.addInputIterator(sx, {-1, 1, -1}, -1),
+                                   split.addInputIterator(sw, {1, 0, -1}, -1));
+    split.markOutput(split.addOutputSaver(
+        split.addAccum(AccumKind::sum, prod, -1, 0), {1, 0, -1}));
+    int32_t partials = pair.addCustom({px, pw}, std::move(split));
+    UGraph combine(Level::Block);
+    combine.grid = {4, 1, 1};
+    int32_t cp = combine.addInput({64, 64}, ElemType::F16);
+    int32_t folded = combine.addReduce(
+        ReduceKind::sum, combine.addInputIterator(cp, {1, -1, -1}, -1), 0, 8);
+    combine.markOutput(combine.addOutputSaver(
+        combine.addAccum(AccumKind::sum, folded, -1, 0), {1, -1, -1}));
+    pair.markOutput(pair.addCustom({partials}, std::move(combine)));
+    probes.push_back(std::move(pair));
+  }
   return probes;
 }
 } // namespace
@@ -540,6 +565,7 @@ std::string mirage::costModelFingerprint(const TargetInfo &target) {
       mix(k.serialSeconds);
       mix(static_cast<double>(k.smemBytes));
       mix(k.fits ? 1 : 0);
+      mix(k.inTail ? 1 : 0);
     }
     mix(rankingSeconds(c, target));
   }

@@ -138,3 +138,26 @@ TEST(TailCombine, ConsumerMustNotLowerOccupancy) {
   }
   EXPECT_TRUE(refused);
 }
+
+// The cost model prices the pair as the lowering emits it: the consumer as
+// the tail (no launch, never charged for leaving SMs idle), the producer
+// with both kernels' shared memory.
+TEST(TailCombine, CostModelPricesTheTail) {
+  TargetInfo target = *lookupTarget("h100");
+  UGraph g = splitKPair(4);
+  const UGraph &pb = g.bodies[g.ops[0].body], &cb = g.bodies[g.ops[1].body];
+  KernelPlan pp = planKernel(pb, target), cp = planKernel(cb, target);
+  std::optional<TailCombine> t = plan(g);
+  ASSERT_TRUE(t);
+  GraphCost c = estimateCost(g, target);
+  ASSERT_EQ(c.kernels.size(), 2u);
+  EXPECT_FALSE(c.kernels[0].inTail);
+  EXPECT_TRUE(c.kernels[1].inTail);
+  EXPECT_EQ(c.kernels[1].launchSeconds, 0);
+  EXPECT_DOUBLE_EQ(c.kernels[1].seconds,
+                   tailCombineSeconds(*t, cp, cb.forloopRange, target));
+  bool dynamic = false;
+  EXPECT_EQ(c.kernels[0].smemBytes,
+            tailCombineSharedBytes(pp, cp, target, dynamic));
+  EXPECT_TRUE(fillsMachine(c.kernels[1], target));
+}
