@@ -70,8 +70,10 @@ Flags (last column):
                       65,536: the launch fails.
   SPILLS              ptxas reports spill stores or loads.
   UNPIPELINED         a loop of the body (a backward branch) contains cp.async
-                      and every wait is `wait_group 0`: no copy overlaps
-                      compute.
+                      and a wait, and every wait is `wait_group 0`: each
+                      trip fetches and waits, no copy overlaps compute. (A
+                      loop that only issues one group's copies, waited for
+                      after it, is one round trip: no finding.)
   PER-COPY-WAITS      every commit group is one copy waited for at once, and
                       the groups repeat (see copies/group).
   UNDERFILLED         bytes moved >= 1 MB (10^6 B) and the grid does not
@@ -444,9 +446,17 @@ def analyse_body(body):
     copy_sizes = [int(m.group(1)) for m in map(COPY_RE.match, instrs) if m]
     depths = {int(m.group(1) or 0) for m in map(WAIT_RE.match, instrs) if m}
     groups = commit_groups(events, loop_ranges)
-    copy_in_loop = any(kind == "instr" and COPY_RE.match(text)
-                       and in_any_loop(i, loop_ranges)
-                       for i, (kind, text) in enumerate(events))
+    # A loop that copies and waits: a tile fetched and waited for on every
+    # trip. A loop that only issues the copies of one group (a copy loop
+    # not unrolled, its commit and wait after it) is one round trip.
+    def within(i, rng):
+        return rng[0] <= i <= rng[1]
+    copy_in_loop = any(
+        any(kind == "instr" and COPY_RE.match(text) and within(i, rng)
+            for i, (kind, text) in enumerate(events)) and
+        any(kind == "instr" and WAIT_RE.match(text) and within(i, rng)
+            for i, (kind, text) in enumerate(events))
+        for rng in loop_ranges)
     return BodyStats(
         copies=len(copy_sizes), copy_bytes=sum(copy_sizes), commits=len(groups),
         wait_depths=sorted(depths, reverse=True),
