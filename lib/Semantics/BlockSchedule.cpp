@@ -76,6 +76,11 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
         s.storage[r] = sumType(block.values[r].type);
       s.buffered[r] = op.kind != OpKind::OutputSaver;
     }
+    // A running max keeps its state in cur's tile; prev is only a result,
+    // and one no op reads needs no tile (a store-only buffer, which the GPU
+    // stages drop: the plan would count bytes the kernel never allocates).
+    if (op.kind == OpKind::RunningMax && users[op.results[0]].empty())
+      s.buffered[op.results[0]] = false;
     if (op.kind == OpKind::Matmul && s.stage[i] == BlockStage::InLoop) {
       int32_t r = op.results[0];
       if (users[r].size() == 1) {

@@ -62,8 +62,8 @@ struct BlockSchedule {
   /// f32 (docs/Rationale/Lowering.md, "Storage types").
   std::vector<ElemType> storage;
   /// Per value: whether the value is a tile in (shared) memory. False for
-  /// device tensors, saver results and matmul products fused into an
-  /// accumulator.
+  /// device tensors, saver results, matmul products fused into an
+  /// accumulator, and a running max's prev that no op reads.
   std::vector<bool> buffered;
 };
 

@@ -54,7 +54,9 @@ bool BlockEmitter::emitRunningMax(const UOp &op) {
         Value prev =
             runningMaxPrev(select, isFirst, row, load(ob, curV, idx));
         Value cur = runningMaxCur(max, prev, row);
-        store(ob, prev, prevV, idx);
+        // prev has no tile when nothing reads it (BlockSchedule).
+        if (mem[prevV])
+          store(ob, prev, prevV, idx);
         store(ob, cur, curV, idx);
       });
   return true;
