@@ -24,12 +24,12 @@ def MirageLowerKernelsToLoops
     from `Semantics`; see docs/Rationale/Lowering.md.
 
     A kernel that reads its predecessor's results only in tiles a group of
-    the predecessor's blocks wrote, and would be slower as its own launch,
-    runs in the predecessor's function instead (`tail-combine`,
-    docs/Rationale/TailCombine.md): each block counts itself into its
-    group's counter (an `i32` argument the host function zeroes) between
-    device-scope fences, and the last one of a group runs the group's
-    blocks of the successor.
+    the predecessor's blocks wrote, one of its blocks per group, and would
+    be slower as its own launch, runs in the predecessor's function instead
+    (`tail-combine`, docs/Rationale/TailCombine.md): each block counts
+    itself into its group's counter (an `i32` argument the host function
+    zeroes) between device-scope fences, and the last one of a group runs
+    the group's block of the successor.
 
     Example (a 2-block kernel that doubles a 4x8 tensor):
     ```mlir
