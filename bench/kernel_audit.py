@@ -449,14 +449,12 @@ def analyse_body(body):
     # A loop that copies and waits: a tile fetched and waited for on every
     # trip. A loop that only issues the copies of one group (a copy loop
     # not unrolled, its commit and wait after it) is one round trip.
-    def within(i, rng):
-        return rng[0] <= i <= rng[1]
-    copy_in_loop = any(
-        any(kind == "instr" and COPY_RE.match(text) and within(i, rng)
-            for i, (kind, text) in enumerate(events)) and
-        any(kind == "instr" and WAIT_RE.match(text) and within(i, rng)
-            for i, (kind, text) in enumerate(events))
-        for rng in loop_ranges)
+    def in_loop_with(rng, pattern):
+        return any(kind == "instr" and pattern.match(text)
+                   and in_any_loop(i, [rng])
+                   for i, (kind, text) in enumerate(events))
+    copy_in_loop = any(in_loop_with(rng, COPY_RE) and in_loop_with(rng, WAIT_RE)
+                       for rng in loop_ranges)
     return BodyStats(
         copies=len(copy_sizes), copy_bytes=sum(copy_sizes), commits=len(groups),
         wait_depths=sorted(depths, reverse=True),

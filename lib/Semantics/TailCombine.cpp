@@ -11,29 +11,30 @@
 
 using namespace mirage;
 
-int64_t TailCombine::groupOf(const std::array<int64_t, 3> &p,
-                             const GridDims &producerGrid) const {
-  int64_t group = 0, stride = 1;
+std::array<int64_t, 3>
+TailCombine::groupStrides(const GridDims &producerGrid) const {
+  std::array<int64_t, 3> strides{0, 0, 0};
+  int64_t stride = 1;
   for (int a = 0; a < 3; ++a)
     if (tiedTo[a] >= 0) {
-      group += p[a] * stride;
+      strides[a] = stride;
       stride *= producerGrid[a];
     }
-  return group;
+  return strides;
+}
+
+int64_t TailCombine::groupOf(const std::array<int64_t, 3> &p,
+                             const GridDims &producerGrid) const {
+  std::array<int64_t, 3> strides = groupStrides(producerGrid);
+  return p[0] * strides[0] + p[1] * strides[1] + p[2] * strides[2];
 }
 
 std::array<int64_t, 3>
-TailCombine::consumerBlock(const std::array<int64_t, 3> &p, int64_t local,
-                           const GridDims &consumerGrid) const {
+TailCombine::consumerBlock(const std::array<int64_t, 3> &p) const {
   std::array<int64_t, 3> c{0, 0, 0};
   for (int a = 0; a < 3; ++a)
     if (tiedTo[a] >= 0)
       c[tiedTo[a]] = p[a];
-  for (int a = 0; a < 3; ++a)
-    if (!consumerAxisTied(a)) {
-      c[a] = local % consumerGrid[a];
-      local /= consumerGrid[a];
-    }
   return c;
 }
 
@@ -138,7 +139,7 @@ mirage::planTailCombine(const UGraph &g, int32_t producer,
   return t;
 }
 
-double mirage::tailCombineSeconds(const TailCombine &t,
+double mirage::tailCombineSeconds(const TailCombine &,
                                   const KernelPlan &consumerPlan,
                                   int64_t consumerForloop,
                                   const TargetInfo &target) {
@@ -152,8 +153,7 @@ double mirage::tailCombineSeconds(const TailCombine &t,
                        static_cast<double>(consumerPlan.storeBytes);
   const double serial = static_cast<double>(consumerPlan.serialSteps) *
                         target.serialStepCycles / target.clockHz;
-  const double perBlock = trips * target.l2LatencySeconds +
-                          bytes / target.smBytesPerSecond + serial;
-  return static_cast<double>(t.consumerBlocksPerGroup) * perBlock +
-         target.dramLatencySeconds;
+  // One consumer block per group (planTailCombine).
+  return trips * target.l2LatencySeconds + bytes / target.smBytesPerSecond +
+         serial + target.dramLatencySeconds;
 }

@@ -69,12 +69,11 @@ TEST(TailCombine, SplitKGroupsByColumnTile) {
   EXPECT_EQ(t->producerBlocksPerGroup, 8);
   EXPECT_EQ(t->consumerBlocksPerGroup, 1);
   const GridDims pg = g.bodies[g.ops[0].body].grid;
-  const GridDims cg = g.bodies[g.ops[1].body].grid;
   // Every producer block of column tile 3 is in group 3, whose consumer
   // block is column tile 3.
   for (int64_t s = 0; s < 8; ++s) {
     EXPECT_EQ(t->groupOf({3, s, 0}, pg), 3);
-    EXPECT_EQ(t->consumerBlock({3, s, 0}, 0, cg),
+    EXPECT_EQ(t->consumerBlock({3, s, 0}),
               (std::array<int64_t, 3>{3, 0, 0}));
   }
 }

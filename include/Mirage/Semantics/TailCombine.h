@@ -31,7 +31,7 @@ struct TailCombine {
   std::array<int, 3> tiedTo{-1, -1, -1};
   /// Groups (the product of the tied producer extents), producer blocks
   /// per group (the free extents), consumer blocks per group (the untied
-  /// consumer extents).
+  /// consumer extents; planTailCombine accepts only 1).
   int64_t groups = 1;
   int64_t producerBlocksPerGroup = 1;
   int64_t consumerBlocksPerGroup = 1;
@@ -40,16 +40,16 @@ struct TailCombine {
   bool consumerAxisTied(int c) const {
     return tiedTo[0] == c || tiedTo[1] == c || tiedTo[2] == c;
   }
-  /// The group of producer block `p` (x, y, z): its coordinates on the tied
-  /// axes, linearized x-major over those axes.
+  /// Per producer axis, its weight in the group number: the tied axes'
+  /// coordinates linearized x-major over those axes, 0 for a free axis.
+  /// groupOf and the lowering's group index both read it.
+  std::array<int64_t, 3> groupStrides(const GridDims &producerGrid) const;
+  /// The group of producer block `p` (x, y, z).
   int64_t groupOf(const std::array<int64_t, 3> &p,
                   const GridDims &producerGrid) const;
-  /// Consumer block `local` (0 .. consumerBlocksPerGroup - 1) of the group
-  /// of producer block `p`: the tied axes take p's coordinates, the untied
-  /// ones enumerate `local` x-major.
-  std::array<int64_t, 3> consumerBlock(const std::array<int64_t, 3> &p,
-                                       int64_t local,
-                                       const GridDims &consumerGrid) const;
+  /// The consumer block of the group of producer block `p`: the tied axes
+  /// take p's coordinates, the others (extent 1) are 0.
+  std::array<int64_t, 3> consumerBlock(const std::array<int64_t, 3> &p) const;
 };
 
 /// The shared word through which the producer block's thread 0 tells the
@@ -71,10 +71,10 @@ std::optional<TailCombine> planTailCombine(const UGraph &g, int32_t producer,
                                            const TargetInfo &target,
                                            std::string *why = nullptr);
 
-/// The seconds the consumer's blocks of one group take after their
-/// producer block (TailCombine.md, "Cost"): per consumer block its round
-/// trips at L2 latency and its loads at one SM's bandwidth, plus one DRAM
-/// round trip for the counter.
+/// The seconds the consumer's block of one group takes after its producer
+/// block (TailCombine.md, "Cost"): its round trips at L2 latency, its loads
+/// and stores at one SM's bandwidth, its serial steps, plus one DRAM round
+/// trip for the counter.
 double tailCombineSeconds(const TailCombine &t, const KernelPlan &consumerPlan,
                           int64_t consumerForloop, const TargetInfo &target);
 

@@ -199,7 +199,7 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
 
 /// The tail (TailCombine.md): thread 0 counts this block into its group
 /// and tells the others, through a shared word, whether it was the last;
-/// the last block resets the count and runs the group's consumer blocks.
+/// the last block resets the count and runs the group's consumer block.
 static bool emitTail(OpBuilder &b, Location loc, const UGraph &producer,
                      const KernelPlan &producerPlan, const TailSpec &tail,
                      const std::array<Value, 3> &ids, Value counters,
@@ -212,14 +212,11 @@ static bool emitTail(OpBuilder &b, Location loc, const UGraph &producer,
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value flag = memref::AllocOp::create(
       b, loc, MemRefType::get({1}, b.getI32Type(), MemRefLayoutAttrInterface(), wg));
-  // The group: the coordinates on the tied axes, x-major (groupOf).
-  AffineExpr group = getAffineConstantExpr(0, ctx);
-  int64_t stride = 1;
-  for (int a = 0; a < 3; ++a)
-    if (t.tiedTo[a] >= 0) {
-      group = group + getAffineDimExpr(a, ctx) * stride;
-      stride *= producer.grid[a];
-    }
+  // The group: the tied axes' coordinates by their strides (groupOf).
+  std::array<int64_t, 3> strides = t.groupStrides(producer.grid);
+  AffineExpr group = getAffineDimExpr(0, ctx) * strides[0] +
+                     getAffineDimExpr(1, ctx) * strides[1] +
+                     getAffineDimExpr(2, ctx) * strides[2];
   Value groupId = em.apply(b, group, ValueRange{ids[0], ids[1], ids[2]});
   em.threadPhase(1, [&](OpBuilder &ob, Value) {
     Value one = arith::ConstantIntOp::create(ob, loc, 1, 32);
@@ -252,27 +249,16 @@ static bool emitTail(OpBuilder &b, Location loc, const UGraph &producer,
       arith::ConstantIntOp::create(b, loc, 0, 32));
   auto ifLast = scf::IfOp::create(b, loc, isLast, /*withElse=*/false);
   OpBuilder ib = OpBuilder::atBlockTerminator(ifLast.thenBlock());
-  auto loop = scf::ForOp::create(ib, loc, em.index(ib, 0),
-                                 em.index(ib, t.consumerBlocksPerGroup),
-                                 em.index(ib, 1));
-  OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
-  // The consumer block: tied axes from this block, the others enumerate
-  // the loop's index x-major (consumerBlock).
-  const GridDims &cg = tail.block->grid;
+  // The group's consumer block: the tied axes from this block, the others
+  // (extent 1) 0 (consumerBlock).
   std::array<Value, 3> cids;
-  AffineExpr local = getAffineDimExpr(0, ctx);
-  int64_t below = 1;
-  for (int a = 0; a < 3; ++a) {
-    if (t.consumerAxisTied(a))
-      continue;
-    cids[a] = em.apply(lb, local.floorDiv(below) % cg[a],
-                       ValueRange{loop.getInductionVar()});
-    below *= cg[a];
-  }
+  for (int a = 0; a < 3; ++a)
+    if (!t.consumerAxisTied(a))
+      cids[a] = em.index(ib, 0);
   for (int a = 0; a < 3; ++a)
     if (t.tiedTo[a] >= 0)
       cids[t.tiedTo[a]] = ids[a];
-  return emitBlockBody(lb, loc, *tail.block, *tail.plan, cids, inputs,
+  return emitBlockBody(ib, loc, *tail.block, *tail.plan, cids, inputs,
                        outputs, error);
 }
 

@@ -18,13 +18,13 @@ struct TailSpec {
   const UGraph *block = nullptr;    // the consumer's block graph
   const KernelPlan *plan = nullptr; // and its plan
   /// Per consumer input: the producer output it is, or -1 (an argument).
-  llvm::SmallVector<int32_t> inputFromProducer;
+  llvm::ArrayRef<int32_t> inputFromProducer;
 };
 
 /// Emits `func.func @name(inputs..., outputs...)` for the block graph at
 /// `mb`'s insertion point, as its launch plan `plan` says. With `tail`, the
-/// consumer's blocks run at the end of the last producer block of each
-/// group, and the function also takes the consumer's other inputs, its
+/// consumer's block of each group runs at the end of the group's last
+/// producer block, and the function also takes the consumer's other inputs, its
 /// outputs and a `memref<groups x i32>` of zeroed counters. On failure
 /// nothing is left behind.
 std::optional<mlir::func::FuncOp>
