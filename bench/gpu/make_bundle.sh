@@ -19,6 +19,15 @@
 #    (searched.mlir). A subdirectory, so the names never meet the
 #    hand-written graphs'.
 #
+# Then the decode layers of bench/models (MODELS), in OUT_DIR/models/<m>/:
+# mirage-superoptimize-to-ptx{chip=CHIP cache=off} on the layer's file
+# writes the imported graph (graph0, the unfused reference) and the winner
+# (graph0_opt); where the winner runs a split pair in one launch (a tail
+# combine, TailCombine.md), the same winner again with tail-combine=false
+# in OUT_DIR/models/<m>/notail/, so the GPU shows what the tail saves
+# against a dependent launch. A `torch` file names the torch_workloads.py
+# function of the layer, where it has one.
+#
 # Every manifest is then validated with `mirage-run --dry-run` (which refuses
 # kernels that cannot launch on the chip), and every graph that names a
 # reference is validated again as the pair run.sh runs (`--reference`). The
@@ -32,7 +41,9 @@
 # the bundle small), WORKLOADS (space-separated subset), WORKLOADS_DIR
 # (bench/workloads), SEARCH (1; 0 packs the hand-written graphs only),
 # SEARCH_BUDGET (60: search seconds per workload), SEARCH_OPTIONS (more
-# mirage-superoptimize-to-ptx options, e.g. "threads=2").
+# mirage-superoptimize-to-ptx options, e.g. "threads=2"), MODELS
+# (space-separated LAYER[:TORCH] entries, LAYER a path under bench/models
+# without .mlir, TORCH its torch_workloads.py function; empty: none).
 # Exit status 1 when any workload failed (listed at the end as <w> or
 # <w>/searched); the bundle is written regardless.
 set -euo pipefail
@@ -48,6 +59,7 @@ WORKLOADS_DIR=${WORKLOADS_DIR:-$ROOT/bench/workloads}
 SEARCH=${SEARCH:-1}
 SEARCH_BUDGET=${SEARCH_BUDGET:-60}
 SEARCH_OPTIONS=${SEARCH_OPTIONS:-}
+MODELS=${MODELS-"attention/llama3_8b_gqa_decode:decode_attention attention/mistral_7b_gqa_decode:decode_attention attention/qwen2_5_7b_gqa_decode:decode_attention attention/qwen3_8b_qknorm_decode attention/llama3_8b_gqa_decode_masked qwen2_5_7b_gated_mlp:gated_mlp"}
 MAX_BUNDLE_BYTES=$((64 * 1024 * 1024))
 MARKER=.mirage-gpu-bundle
 
@@ -216,6 +228,44 @@ for w in $WORKLOADS; do
   fi
   check_manifests "$w/searched" "$sdir"
 done
+
+# The bench/models decode layers: winner, reference and, where the winner
+# has a tail combine, the winner without it.
+for entry in $MODELS; do
+  layer=${entry%%:*}
+  torch=
+  [ "$entry" = "$layer" ] || torch=${entry#*:}
+  m=$(basename "$layer")
+  dir=$OUT/models/$m
+  mkdir -p "$dir"
+  log "models/$m: mirage-superoptimize-to-ptx{chip=$CHIP time-budget=$SEARCH_BUDGET}"
+  if ! run_opt "models/$m" "$dir" "$ROOT/bench/models/$layer.mlir" -o "$dir/searched.mlir" \
+       --pass-pipeline="builtin.module(mirage-superoptimize-to-ptx{chip=$CHIP output-dir=$dir cache=off time-budget=$SEARCH_BUDGET progress=false report=$dir/search-report.json $SEARCH_OPTIONS})"; then
+    failed+=("models/$m")
+    continue
+  fi
+  [ -z "$torch" ] || echo "$torch" >"$dir/torch"
+  check_manifests "models/$m" "$dir"
+  win=$(ls "$dir"/graph0_opt.*.manifest.json 2>/dev/null | head -n 1 || true)
+  if [ -n "$win" ] && python3 - "$win" <<'PY'
+import json, sys
+# Exit 0 when a kernel of the winner runs a tail combine.
+for path in sys.argv[1:]:
+    with open(path) as f:
+        if any(k.get("plan", {}).get("tail_us", 0) > 0 for k in json.load(f)["kernels"]):
+            sys.exit(0)
+sys.exit(1)
+PY
+  then
+    mkdir -p "$dir/notail"
+    if run_opt "models/$m/notail" "$dir/notail" "$dir/searched.mlir" -o /dev/null \
+         --pass-pipeline="builtin.module(mirage-kernels-to-ptx{chip=$CHIP output-dir=$dir/notail tail-combine=false})"; then
+      check_manifests "models/$m/notail" "$dir/notail"
+    else
+      failed+=("models/$m/notail")
+    fi
+  fi
+done
 [ -x "$MIRAGE_RUN" ] || log "no mirage-run at $MIRAGE_RUN: manifests not validated"
 
 # The runner's sources, self-contained, and the scripts.
@@ -223,7 +273,8 @@ mkdir -p "$OUT/mirage-run"
 cp "$ROOT"/tools/mirage-run/CMakeLists.txt "$ROOT"/tools/mirage-run/README.md \
    "$ROOT"/tools/mirage-run/*.h "$ROOT"/tools/mirage-run/*.cpp "$OUT/mirage-run/"
 cp "$ROOT/include/Mirage/Support/SeededValues.h" "$OUT/mirage-run/"
-cp "$ROOT/bench/gpu/run.sh" "$ROOT/bench/gpu/torch_workloads.py" "$ROOT/bench/gpu/README.md" "$OUT/"
+cp "$ROOT/bench/gpu/run.sh" "$ROOT/bench/gpu/torch_workloads.py" "$ROOT/bench/gpu/calibrate.py" \
+   "$ROOT/bench/gpu/README.md" "$OUT/"
 chmod +x "$OUT/run.sh"
 
 bytes=$(du -sb "$OUT" | cut -f1)

@@ -12,8 +12,14 @@
 # superoptimizer's searched winner `<w>/searched/<w>_ref_opt` against the
 # reference written beside it, `<w>/searched/<w>_ref`. It times the unfused
 # graph `<w>_ref` alone, and PyTorch eager and torch.compile on the same
-# shapes. Prints one markdown table, a row per fused graph, labelled
-# hand-written or searched. A graph that fails shows FAILED in its row and
+# shapes. Then the bench/models decode layers the bundle holds (models/<m>):
+# the searched winner graph0_opt against the imported graph0, graph0 alone,
+# PyTorch where the layer names a torch_workloads.py function, and the
+# winner without its tail combine (models/<m>/notail) where it has one.
+# Every mirage-run also times each kernel alone (--per-kernel; PER_KERNEL=0
+# turns it off), and calibrate.py refits the cost model to all of it.
+# Prints one markdown table, a row per fused graph, labelled
+# hand-written or searched, then the refit. A graph that fails shows FAILED in its row and
 # the rest still run; the exit status is 1 when any fused graph failed (a
 # workload whose search kept the reference, or a bundle made with SEARCH=0,
 # has no searched graph: its row says so, and that is no failure).
@@ -25,7 +31,9 @@
 #
 # Environment: WARMUP (10), ITERS (100), MIRAGE_RUN_FLAGS (extra flags, e.g.
 # --no-flush-l2), TORCH_FLAGS (extra torch_workloads.py flags, e.g.
-# --no-compile), WORKLOADS (space-separated subset), RESULTS_DIR, DRY_RUN.
+# --no-compile), WORKLOADS (space-separated subset), MODELS (space-separated
+# subset of the bundle's models/, default all; empty: none), PER_KERNEL (1),
+# RESULTS_DIR, DRY_RUN, MIRAGE_RUN (a mirage-run already built: no build).
 set -euo pipefail
 
 BUNDLE=$(cd "${1:-$(dirname "$0")}" && pwd)
@@ -33,9 +41,13 @@ WARMUP=${WARMUP:-10}
 ITERS=${ITERS:-100}
 WORKLOADS=${WORKLOADS:-"rmsnorm_matmul gated_mlp lora gqa qknorm ntrans"}
 RESULTS=${RESULTS_DIR:-$BUNDLE/results}
+ALL_MODELS=$(cd "$BUNDLE" && ls -d models/*/ 2>/dev/null | sed 's|^models/||; s|/$||' | tr '\n' ' ' || true)
+MODELS=${MODELS-$ALL_MODELS}
+PER_KERNEL=${PER_KERNEL:-1}
 DRY_RUN=${DRY_RUN:-0}
 BUILD=$BUNDLE/.build
 read -r -a RUN_FLAGS <<< "${MIRAGE_RUN_FLAGS:-}"
+[ "$PER_KERNEL" = 0 ] || RUN_FLAGS+=(--per-kernel)
 read -r -a TORCH_EXTRA <<< "${TORCH_FLAGS:-}"
 
 log() { echo "run.sh: $*" >&2; }
@@ -44,7 +56,10 @@ log() { echo "run.sh: $*" >&2; }
 mkdir -p "$BUILD" "$RESULTS"
 RUN=$BUILD/mirage-run
 build_ok=0
-if command -v cmake >/dev/null 2>&1; then
+if [ -n "${MIRAGE_RUN:-}" ]; then
+  RUN=$(command -v "$MIRAGE_RUN" || echo "$MIRAGE_RUN")
+  build_ok=1
+elif command -v cmake >/dev/null 2>&1; then
   if cmake -S "$BUNDLE/mirage-run" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
        >"$BUILD/cmake.log" 2>&1 &&
      cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 4)" >>"$BUILD/cmake.log" 2>&1; then
@@ -123,6 +138,25 @@ if [ "$DRY_RUN" = 1 ]; then
       dry "$w" searched "$win" "$sref"
     fi
   done
+  for m in $MODELS; do
+    dir=$BUNDLE/models/$m
+    win=$(manifest "$dir" graph0_opt)
+    ref=$(manifest "$dir" graph0)
+    if [ -z "$ref" ]; then
+      echo "| models/$m | unfused | missing graph0 manifest in $dir | | FAILED |"
+      bad=1
+      continue
+    fi
+    dry "models.$m" unfused "$ref"
+    if [ -z "$win" ]; then
+      echo "| models/$m | searched | no winner: the search kept graph0 | | - |"
+    else
+      dry "models.$m" searched "$win" "$ref"
+    fi
+    nwin=$(manifest "$dir/notail" graph0_opt)
+    nref=$(manifest "$dir/notail" graph0)
+    [ -z "$nwin" ] || [ -z "$nref" ] || dry "models.$m" notail "$nwin" "$nref"
+  done
   exit "$bad"
 fi
 
@@ -178,12 +212,50 @@ for w in $WORKLOADS; do
   fi
 done
 
-# --- 3. The table. -----------------------------------------------------------
+# --- 3. The bench/models layers: winner, unfused, PyTorch, without the tail. --
+for m in $MODELS; do
+  w=models.$m
+  dir=$BUNDLE/models/$m
+  win=$(manifest "$dir" graph0_opt)
+  ref=$(manifest "$dir" graph0)
+  rm -f "$RESULTS/$w".*
+  if [ -z "$ref" ]; then
+    log "$w: no graph0 manifest in $dir"
+    echo "missing graph0 manifest in $dir" > "$RESULTS/$w.unfused.log"
+    continue
+  fi
+  if [ -z "$win" ]; then
+    echo "no winner: the search kept graph0" > "$RESULTS/$w.searched.none"
+  else
+    fused_run "$w" searched "$win" "$ref"
+  fi
+  log "$w: unfused $(basename "$ref")"
+  rc=0
+  "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
+    >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
+  [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
+  if [ "$have_torch" = 1 ] && [ -f "$dir/torch" ]; then
+    log "$w: PyTorch eager and torch.compile ($(cat "$dir/torch"))"
+    rc=0
+    python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" --as "$(cat "$dir/torch")" \
+      --warmup "$WARMUP" --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
+      >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
+    [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
+  fi
+  nwin=$(manifest "$dir/notail" graph0_opt)
+  nref=$(manifest "$dir/notail" graph0)
+  if [ -n "$nwin" ] && [ -n "$nref" ]; then
+    fused_run "$w" notail "$nwin" "$nref"
+  fi
+done
+
+# --- 4. The table, then the cost model's refit. -------------------------------
 if [ "$have_torch" = 0 ]; then
   cat "$RESULTS"/*.json
   exit 0
 fi
-python3 - "$RESULTS" $WORKLOADS <<'PY'
+status=0
+python3 - "$RESULTS" $WORKLOADS $(for m in $MODELS; do echo "models.$m"; done) <<'PY' || status=$?
 import json, os, sys
 
 results, workloads = sys.argv[1], sys.argv[2:]
@@ -222,6 +294,9 @@ def us(v):
 # the searched winner (results/<w>.searched.*); the unfused and PyTorch
 # columns are the workload's, the same in both rows.
 KINDS = (("fused", "hand-written"), ("searched", "searched"))
+# A bench/models layer: its winner, and the winner without its tail combine
+# where the bundle has that (results/<w>.notail.*).
+MODEL_KINDS = (("searched", "searched"), ("notail", "searched, no tail combine"))
 rows, notes, device, copy, failed = [], [], None, None, False
 for w in workloads:
     unfused, tch = load(w, "unfused"), load(w, "torch")
@@ -230,8 +305,12 @@ for w in workloads:
     common = [us(unfused.get("median_us")) if unfused and unfused.get("ok") else "FAILED",
               us(eager) if eager is not None else ("FAILED" if tch else "n/a"),
               us(compiled) if compiled is not None else ("FAILED" if tch and "compile_error" in tch else "n/a")]
-    for kind, label in KINDS:
+    is_model = w.startswith("models.")
+    for kind, label in (MODEL_KINDS if is_model else KINDS):
         fused = load(w, kind)
+        if kind == "notail" and fused is None and not os.path.exists(
+                os.path.join(results, w + ".notail.log")):
+            continue  # no tail combine in this winner
         for r in (fused, unfused):  # device and copy bandwidth from any run
             if r:
                 device = device or r.get("device")
@@ -277,3 +356,8 @@ if notes:
 # Nonzero when a fused graph failed (its check, or no result at all).
 sys.exit(1 if failed else 0)
 PY
+if [ "$PER_KERNEL" != 0 ]; then
+  echo
+  python3 "$BUNDLE/calibrate.py" "$RESULTS" --bundle "$BUNDLE" || log "calibrate.py exited $?"
+fi
+exit "$status"

@@ -130,46 +130,50 @@ void GraphRun::allocate(uint64_t seed, const GraphRun *inputsFrom) {
 static bool dependentLaunchRefused = false;
 
 void GraphRun::enqueue() {
-  for (size_t i = 0; i < m.kernels.size(); ++i) {
-    const Kernel &k = m.kernels[i];
-    void **params = argPtrs[i].empty() ? nullptr : argPtrs[i].data();
-    // A kernel that starts with griddepcontrol.wait may overlap its launch
-    // with the kernel before it (programmatic dependent launch,
-    // docs/Rationale/Lowering.md).
-    if (k.waitsOnPrevious && d.cuLaunchKernelEx && !dependentLaunchRefused) {
-      cu::CUlaunchAttribute attr{};
-      attr.id = cu::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attr.value.programmaticStreamSerializationAllowed = 1;
-      cu::CUlaunchConfig config{};
-      config.gridDimX = k.grid[0];
-      config.gridDimY = k.grid[1];
-      config.gridDimZ = k.grid[2];
-      config.blockDimX = k.block[0];
-      config.blockDimY = k.block[1];
-      config.blockDimZ = k.block[2];
-      config.sharedMemBytes = k.dynamicSharedBytes;
-      config.hStream = nullptr;
-      config.attrs = &attr;
-      config.numAttrs = 1;
-      cu::CUresult r =
-          d.cuLaunchKernelEx(&config, functions[i], params, nullptr);
-      if (r == cu::CUDA_SUCCESS)
-        continue;
-      // A driver or stream that refuses the attribute gets plain launches
-      // from here on: the waits are then no-ops and the results the same.
-      std::fprintf(stderr,
-                   "mirage-run: note: cuLaunchKernelEx (%s) refused the "
-                   "programmatic dependent launch (%s); kernels are launched "
-                   "plainly\n",
-                   k.name.c_str(), d.describe(r).c_str());
-      dependentLaunchRefused = true;
-    }
-    cu::CUresult r = d.cuLaunchKernel(
-        functions[i], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
-        k.block[2], k.dynamicSharedBytes, /*stream=*/nullptr, params,
-        /*extra=*/nullptr);
-    d.check(r, "cuLaunchKernel", k.name);
+  for (size_t i = 0; i < m.kernels.size(); ++i)
+    enqueueKernel(i, /*dependent=*/true);
+}
+
+void GraphRun::enqueueKernel(size_t i, bool dependent) {
+  const Kernel &k = m.kernels[i];
+  void **params = argPtrs[i].empty() ? nullptr : argPtrs[i].data();
+  // A kernel that starts with griddepcontrol.wait may overlap its launch
+  // with the kernel before it (programmatic dependent launch,
+  // docs/Rationale/Lowering.md).
+  if (dependent && k.waitsOnPrevious && d.cuLaunchKernelEx &&
+      !dependentLaunchRefused) {
+    cu::CUlaunchAttribute attr{};
+    attr.id = cu::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    cu::CUlaunchConfig config{};
+    config.gridDimX = k.grid[0];
+    config.gridDimY = k.grid[1];
+    config.gridDimZ = k.grid[2];
+    config.blockDimX = k.block[0];
+    config.blockDimY = k.block[1];
+    config.blockDimZ = k.block[2];
+    config.sharedMemBytes = k.dynamicSharedBytes;
+    config.hStream = nullptr;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    cu::CUresult r =
+        d.cuLaunchKernelEx(&config, functions[i], params, nullptr);
+    if (r == cu::CUDA_SUCCESS)
+      return;
+    // A driver or stream that refuses the attribute gets plain launches
+    // from here on: the waits are then no-ops and the results the same.
+    std::fprintf(stderr,
+                 "mirage-run: note: cuLaunchKernelEx (%s) refused the "
+                 "programmatic dependent launch (%s); kernels are launched "
+                 "plainly\n",
+                 k.name.c_str(), d.describe(r).c_str());
+    dependentLaunchRefused = true;
   }
+  cu::CUresult r = d.cuLaunchKernel(
+      functions[i], k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
+      k.block[2], k.dynamicSharedBytes, /*stream=*/nullptr, params,
+      /*extra=*/nullptr);
+  d.check(r, "cuLaunchKernel", k.name);
 }
 
 void GraphRun::synchronize() {

@@ -47,6 +47,11 @@ public:
   void allocate(uint64_t seed, const GraphRun *inputsFrom = nullptr);
   /// Launches the kernels in order on the default stream; does not wait.
   void enqueue();
+  /// Launches kernel `i`; `dependent`: as a programmatic dependent of the
+  /// stream's previous work if the manifest says it waits on the previous
+  /// kernel (enqueue), else plainly (--per-kernel times a kernel alone,
+  /// after an L2 flush, on what the previous runs left in the buffers).
+  void enqueueKernel(size_t i, bool dependent);
   /// Waits for the device and names this graph if a kernel failed.
   void synchronize();
   /// Output `outputIndex` copied back and decoded.

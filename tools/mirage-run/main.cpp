@@ -2,7 +2,7 @@
 //
 //   mirage-run MANIFEST [--reference REF_MANIFEST] [--seed N] [--warmup N]
 //              [--iters N] [--no-flush-l2] [--no-dependent-launch]
-//              [--dry-run] [--json]
+//              [--per-kernel] [--dry-run] [--json]
 //   mirage-run --self-test
 //
 // Loads the PTX a manifest names with the CUDA driver, fills the inputs with
@@ -36,7 +36,8 @@ namespace {
 const char *const kUsage =
     "usage: mirage-run MANIFEST [--reference REF_MANIFEST] [--seed N]\n"
     "                  [--warmup N] [--iters N] [--no-flush-l2]\n"
-    "                  [--no-dependent-launch] [--dry-run] [--json]\n"
+    "                  [--no-dependent-launch] [--per-kernel] [--dry-run]\n"
+    "                  [--json]\n"
     "       mirage-run --self-test\n"
     "Runs the kernels of one kernel graph (a mirage-run-manifest-1 JSON file\n"
     "beside its PTX) with the CUDA driver, checks its outputs and times it.\n"
@@ -49,6 +50,9 @@ const char *const kUsage =
     "  --no-dependent-launch\n"
     "                 launch every kernel plainly, also those the manifest\n"
     "                 marks waits_on_previous (to time the launch gap)\n"
+    "  --per-kernel   also time each kernel alone, plainly launched, after the\n"
+    "                 same L2 flush (what bench/gpu/calibrate.py fits the cost\n"
+    "                 model to)\n"
     "  --dry-run      validate the manifest(s) and print the plan; needs no GPU\n"
     "  --json         print the results as one JSON line on stdout (the rest\n"
     "                 goes to stderr)\n"
@@ -63,6 +67,7 @@ struct Options {
   long warmup = 10, iters = 100;
   bool dryRun = false, json = false, flushL2 = true, selfTest = false;
   bool dependentLaunch = true;
+  bool perKernel = false;
 };
 
 [[noreturn]] void usageError(const std::string &what) {
@@ -132,6 +137,8 @@ Options parseOptions(int argc, char **argv) {
       noValue(), o.flushL2 = false;
     } else if (arg == "--no-dependent-launch") {
       noValue(), o.dependentLaunch = false;
+    } else if (arg == "--per-kernel") {
+      noValue(), o.perKernel = true;
     } else if (arg == "--self-test") {
       noValue(), o.selfTest = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -267,9 +274,10 @@ static int run(int argc, char **argv) {
       std::printf("reference matches: %zu inputs, %zu outputs\n", m.inputs.size(),
                   m.outputs.size());
     }
-    std::printf("dry run: seed %llu, %ld warm-up and %ld timed runs%s; nothing launched\n",
+    std::printf("dry run: seed %llu, %ld warm-up and %ld timed runs%s%s; nothing launched\n",
                 (unsigned long long)seed, opt.warmup, opt.iters,
-                opt.flushL2 ? ", L2 flushed before each" : "");
+                opt.flushL2 ? ", L2 flushed before each" : "",
+                opt.perKernel ? ", then each kernel alone" : "");
     return kExitOk;
   }
 
@@ -386,6 +394,14 @@ static int run(int argc, char **argv) {
 
   Timing t = timeRuns(d, dev, [&] { run->enqueue(); }, int(opt.warmup),
                       int(opt.iters), opt.flushL2);
+  // Each kernel alone: its own launch, its inputs from DRAM; the sum of
+  // these against the sequence's median is the gap between launches.
+  std::vector<Timing> perKernel;
+  if (opt.perKernel)
+    for (size_t i = 0; i < m.kernels.size(); ++i)
+      perKernel.push_back(timeRuns(
+          d, dev, [&] { run->enqueueKernel(i, /*dependent=*/false); },
+          int(opt.warmup), int(opt.iters), opt.flushL2));
   run.reset(); // free the graph's buffers before the 2 GiB of copy buffers
   uint64_t copyBytes = 0;
   double copyGBs = measureCopyBandwidth(d, copyBytes);
@@ -401,13 +417,28 @@ static int run(int argc, char **argv) {
   std::fprintf(info, "  %-22s %10.1f GB/s (cuMemcpyDtoD, %llu MiB)\n", "copy bandwidth",
                copyGBs, (unsigned long long)(copyBytes >> 20));
   std::fprintf(info, "  %-22s %10.1f %%\n", "of copy bandwidth", pct);
+  for (size_t i = 0; i < perKernel.size(); ++i)
+    std::fprintf(info, "  kernel %-15s %10.2f us (alone; min %.2f)\n",
+                 m.kernels[i].name.c_str(), perKernel[i].median(),
+                 perKernel[i].min());
 
   if (opt.json) {
     json.integer("warmup", opt.warmup).integer("iters", opt.iters);
     json.boolean("l2_flush", opt.flushL2);
     json.boolean("dependent_launch", opt.dependentLaunch);
     json.num("median_us", median).num("min_us", t.min()).num("gbps", gbs);
-    json.num("copy_gbps", copyGBs).num("copy_pct", pct).boolean("ok", true);
+    json.num("copy_gbps", copyGBs).num("copy_pct", pct);
+    if (opt.perKernel) {
+      std::string kernels = "[";
+      for (size_t i = 0; i < perKernel.size(); ++i) {
+        JsonLine k;
+        k.str("name", m.kernels[i].name);
+        k.num("median_us", perKernel[i].median()).num("min_us", perKernel[i].min());
+        kernels += (i ? "," : "") + k.done();
+      }
+      json.raw("kernel_times", kernels + "]");
+    }
+    json.boolean("ok", true);
     std::printf("%s\n", json.done().c_str());
   }
   d.cuCtxDestroy(dev.context);

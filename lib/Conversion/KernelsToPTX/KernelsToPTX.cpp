@@ -177,10 +177,12 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
       // A tail combine runs in this launch (TailCombine.md): its seconds
       // and its traffic are this kernel's too, its loads on the arguments
       // it reads (this kernel's outputs, or its own inputs after them).
+      double tailSeconds = 0;
       if (k.tail) {
         KernelCost t = estimateKernel(k.tailBlock, k.tailPlan, tgt);
-        c.seconds += tailCombineSeconds(*k.tail, k.tailPlan,
-                                        k.tailBlock.forloopRange, tgt);
+        tailSeconds = tailCombineSeconds(*k.tail, k.tailPlan,
+                                         k.tailBlock.forloopRange, tgt);
+        c.seconds += tailSeconds;
         c.l2Bytes += t.l2Bytes;
         c.dramBytes += t.dramBytes;
         size_t ins = k.block.inputs.size();
@@ -192,8 +194,15 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
             loads[at] += t.inputLoadBytes[i];
         }
       }
-      info.estimates[k.name] = {c.seconds, c.l2Bytes, c.dramBytes,
-                                std::move(loads)};
+      ManifestInfo::Estimate &e = info.estimates[k.name];
+      e.seconds = c.seconds;
+      e.memorySeconds = c.memorySeconds;
+      e.computeSeconds = c.computeSeconds;
+      e.launchSeconds = c.launchSeconds;
+      e.tailSeconds = tailSeconds;
+      e.tileBytes = c.l2Bytes;
+      e.dramBytes = c.dramBytes;
+      e.argLoadBytes = std::move(loads);
     }
     for (int32_t o : g->outputs)
       info.tolerance = std::max(info.tolerance,

@@ -21,6 +21,11 @@ struct ManifestInfo {
   /// Per kernel name: the cost model's estimate of its plan.
   struct Estimate {
     double seconds = 0;
+    /// The parts of `seconds` (CostModel.md), for calibration against a
+    /// GPU's times (bench/gpu/calibrate.py): seconds = max(memory, compute)
+    /// + launch + tail.
+    double memorySeconds = 0, computeSeconds = 0, launchSeconds = 0;
+    double tailSeconds = 0; // a tail combine's (TailCombine.md), or 0
     double tileBytes = 0; // loads and stores through L2, every block's
     double dramBytes = 0; // after L2 reuse
     /// Per kernel argument: the loads of its tiles, every block's (0 for

@@ -32,8 +32,8 @@
 // loads by argument (0 for the outputs): at these toy shapes the inputs are
 // re-read (the 2048 bytes of K as 8192 bytes of loads), the combine reads each
 // 2048-byte partial once.
-// MANIFEST: {"args":[0,1,2,4,5],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,4,2],"name":"gqa_best_k0","plan":{"bytes_in_flight_per_block":{{[0-9.]+}},"dram_bytes":8704,"estimate_us":{{[0-9.e+-]+}},"l2_bytes":18432,"loaded_bytes":[2048,8192,4096,0,0],"matmuls":2,"min_blocks_per_sm":8,"registers_per_thread":64,"resident_blocks_per_sm":16,"shared_bytes":1536,"stages":2,"tensor_core_matmuls":0},"static_shared_bytes":1536},
-// MANIFEST: {"args":[4,5,3],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,2,1],"name":"gqa_best_k1","plan":{"bytes_in_flight_per_block":512,"dram_bytes":4608,"estimate_us":{{[0-9.e+-]+}},"l2_bytes":4608,"loaded_bytes":[2048,2048,0],"matmuls":0,"min_blocks_per_sm":8,"registers_per_thread":64,"resident_blocks_per_sm":16,"shared_bytes":2464,"stages":2,"tensor_core_matmuls":0},"static_shared_bytes":2464}
+// MANIFEST: {"args":[0,1,2,4,5],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,4,2],"name":"gqa_best_k0","plan":{"bytes_in_flight_per_block":{{[0-9.]+}},"compute_us":{{[0-9.e+-]+}},"dram_bytes":8704,"estimate_us":{{[0-9.e+-]+}},"l2_bytes":18432,"launch_us":2,"loaded_bytes":[2048,8192,4096,0,0],"matmuls":2,"memory_us":{{[0-9.e+-]+}},"min_blocks_per_sm":8,"registers_per_thread":64,"resident_blocks_per_sm":16,"shared_bytes":1536,"stages":2,"tail_us":0,"tensor_core_matmuls":0},"static_shared_bytes":1536},
+// MANIFEST: {"args":[4,5,3],"block":[128,1,1],"dynamic_shared_bytes":0,"grid":[2,2,1],"name":"gqa_best_k1","plan":{"bytes_in_flight_per_block":512,"compute_us":{{[0-9.e+-]+}},"dram_bytes":4608,"estimate_us":{{[0-9.e+-]+}},"l2_bytes":4608,"launch_us":2,"loaded_bytes":[2048,2048,0],"matmuls":0,"memory_us":{{[0-9.e+-]+}},"min_blocks_per_sm":8,"registers_per_thread":64,"resident_blocks_per_sm":16,"shared_bytes":2464,"stages":2,"tail_us":0,"tensor_core_matmuls":0},"static_shared_bytes":2464}
 
 // PTX: .version 8.0
 // PTX: .target sm_80
