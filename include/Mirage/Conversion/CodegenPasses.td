@@ -163,6 +163,10 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
            "run a kernel that qualifies in its predecessor's launch, by the "
            "last block of each group (docs/Rationale/TailCombine.md); false "
            "launches every kernel">,
+    Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
+           "fold row-reduction trees in warps with shuffles "
+           "(docs/Rationale/WarpReductions.md); false keeps a phase and a "
+           "barrier per level">,
     Option<"keepGoing", "keep-going", "bool", /*default=*/"false",
            "a graph that cannot be lowered gets a warning and no files, and "
            "the module's other graphs are still written (the "

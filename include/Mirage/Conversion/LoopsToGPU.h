@@ -85,6 +85,8 @@ struct GpuCodegenOptions {
   bool asyncCopies = true;
   /// Stage 3: XOR-swizzle shared tiles read by ldmatrix.
   bool swizzleSharedMemory = true;
+  /// Stage 0: reduction trees folded in warps with shuffles.
+  bool warpReductions = true;
   /// Above this many bytes of workgroup buffers a kernel uses dynamic shared
   /// memory (ptxas rejects more than 48 KiB of static .shared data).
   int64_t maxStaticSharedBytes = 48 * 1024;
@@ -130,7 +132,8 @@ llvm::FailureOr<PtxModule> lowerLoopsToPTX(mlir::ModuleOp kernels,
 enum class GpuStage { Map, Mma, Copies, Smem, Ptx };
 
 /// Adds the stage passes, up to and including `last`, to `pm` (anchored on
-/// the @mirage_kernels module): mirage-gpu-map-foralls,
+/// the @mirage_kernels module): mirage-gpu-warp-reductions (with
+/// `opts.warpReductions`), mirage-gpu-map-foralls,
 /// mirage-gpu-tensor-cores, mirage-gpu-async-copies,
 /// mirage-workgroup-alloc-to-global, mirage-gpu-serialize-to-ptx. This is
 /// the registered pipeline `mirage-loops-to-gpu` and what lowerLoopsToPTX
@@ -145,6 +148,22 @@ void buildLoopsToGPUPipeline(mlir::OpPassManager &pm,
 
 /// Functions of `module` carrying the `mirage_kernel.kernel` attribute.
 llvm::SmallVector<mlir::func::FuncOp> getMirageKernels(mlir::ModuleOp module);
+
+/// What stage 0 did to a kernel's row-reduction trees.
+struct WarpReductionCounts {
+  int64_t trees = 0;         // tagged trees seen
+  int64_t folded = 0;        // folded with shuffles
+  int64_t kept = 0;          // left as phases (not a whole f32 tree)
+  int64_t phasesRemoved = 0; // phases (and so barriers) fewer
+};
+
+/// Stage 0: the levels of every row-reduction tree of `kernel` (foralls
+/// tagged `mirage_kernel.reduction_tree`) become one phase that folds each
+/// output's lanes with `gpu.shuffle xor`, the level's own combine in the
+/// tree's order (docs/Rationale/WarpReductions.md). A tree that is not whole
+/// (its levels apart, another combine, non-f32 scratch) is left as it is.
+mlir::LogicalResult foldReductionTreesInWarps(mlir::func::FuncOp kernel,
+                                              WarpReductionCounts &counts);
 
 /// Stage 1: maps the block forall of `kernel` to a gpu.launch with the grid of
 /// the forall and the block of `mirage_kernel.block`, the nested thread and warp

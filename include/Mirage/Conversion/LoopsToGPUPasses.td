@@ -54,6 +54,49 @@ def MirageWorkgroupAllocToGlobal
 // buildLoopsToGPUPipeline), so `--mlir-print-ir-after`, `--mlir-timing` and
 // crash reproducers work per stage.
 
+def MirageGPUWarpReductions
+    : Pass<"mirage-gpu-warp-reductions", "::mlir::ModuleOp"> {
+  let summary = "stage 0: fold each row-reduction tree in warps with "
+                "shuffles";
+  let description = [{
+    For every `mirage_kernel.kernel` function: the levels of each row
+    reduction's tree (the `scf.forall` phases tagged
+    `mirage_kernel.reduction_tree = [id, half, lanes, outputs]` by
+    `mirage-lower-kernels-to-loops`, one per level, a barrier after each
+    once mapped) become one phase. Thread e loads lane e mod lanes of output
+    e / lanes from the tree's scratch buffer, folds its `gpu.shuffle xor`
+    partner at distances lanes/2, ..., 1 with the level's own combine (cloned
+    from the tagged body, so the pairs and their order are the tree's), and
+    lane 0 stores where the tree's lane 0 would. Every thread runs every
+    shuffle; only the loads and the store are guarded. A tree whose levels
+    are not back to back, or whose scratch is not f32, is left as it is
+    (docs/Rationale/WarpReductions.md). The CPU runs the tree itself.
+
+    Example (4 outputs, 32 lanes):
+    ```mlir
+    scf.forall (%t) in (128) { ... lane l of 4x16 folds lane l + 16 ... }
+        {mapping = [#gpu.thread<x>],
+         mirage_kernel.reduction_tree = array<i64: 3, 16, 32, 4>}
+    ... four more levels (8, 4, 2, 1) ...
+    // becomes
+    scf.forall (%t) in (128) {
+      %v = scf.if %valid -> (f32) { memref.load %scratch[%out, %lane] ... }
+      %p16, %ok16 = gpu.shuffle xor %v, %c16, %c32 : f32
+      %s16 = arith.addf %v, %p16 : f32
+      ... distances 8, 4, 2, 1 ...
+      scf.if %lane_is_0 { memref.store %s1, %scratch[%out, %c0] ... }
+    } {mapping = [#gpu.thread<x>]}
+    ```
+  }];
+  let statistics = [
+    Statistic<"numTrees", "trees", "reduction trees seen">,
+    Statistic<"numFolded", "folded", "trees folded in warps">,
+    Statistic<"numKept", "kept", "trees left as phases">,
+    Statistic<"numPhasesRemoved", "phases-removed",
+              "phases (and barriers) removed">,
+  ];
+}
+
 def MirageGPUMapForalls : Pass<"mirage-gpu-map-foralls", "::mlir::ModuleOp"> {
   let summary = "stage 1: map a kernel's foralls to a gpu.launch and thread "
                 "ids";

@@ -93,10 +93,10 @@ struct BlockEmitter {
                     mlir::ValueRange operands);
   /// A phase over threads: `scf.forall (%t) in (128)` (#gpu.thread<x>) whose
   /// body loops over linear element indices e = t, t + 128, ... < n and calls
-  /// `body(builder, e)`.
-  void threadPhase(int64_t n,
-                   llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
-                       body);
+  /// `body(builder, e)`. Returns the forall.
+  mlir::scf::ForallOp
+  threadPhase(int64_t n,
+              llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
   /// A phase over warps: `scf.forall (%w) in (4)` (#gpu.warp<linear_dim_0>)
   /// whose body loops over work items i = w, w + 4, ... < n.
   void warpPhase(int64_t n,

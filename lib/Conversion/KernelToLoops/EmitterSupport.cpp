@@ -72,7 +72,9 @@ void BlockEmitter::rowReduction(
   };
   // A tree over the lanes, one phase (and barrier) per level: lane l folds
   // lane l + half into itself, so lane 0 ends with the whole row in
-  // log2(lanes) steps instead of `lanes`.
+  // log2(lanes) steps instead of `lanes`. Each level is tagged
+  // [tree, half, lanes, outputs]: the GPU path folds the levels of one warp
+  // with shuffles instead (mirage-gpu-warp-reductions, WarpReductions.md).
   for (int64_t half = lanes / 2; half >= 1; half /= 2)
     threadPhase(outputs * half, [&](OpBuilder &ob, Value e) {
       AffineExpr d = getAffineDimExpr(0, ctx());
@@ -82,7 +84,8 @@ void BlockEmitter::rowReduction(
       Value sum = combine(ob, at(ob, out, lane), at(ob, out, other));
       memref::StoreOp::create(ob, loc, convert(ob, sum, t), buf,
                               ValueRange{out, lane});
-    });
+    })->setAttr(kernel::kReductionTreeAttr,
+                b.getDenseI64ArrayAttr({opIndex(op), half, lanes, outputs}));
   threadPhase(outputs, [&](OpBuilder &ob, Value out) {
     finish(ob, out, at(ob, out, index(ob, 0)));
   });
@@ -102,7 +105,7 @@ Value BlockEmitter::stageView(OpBuilder &ob, Value buffers, Value slot) {
                                    buffers, offsets, sizes, strides);
 }
 
-void BlockEmitter::threadPhase(
+scf::ForallOp BlockEmitter::threadPhase(
     int64_t n, function_ref<void(OpBuilder &, Value)> body) {
   auto mapping = b.getArrayAttr(
       {gpu::GPUThreadMappingAttr::get(ctx(), gpu::MappingId::DimX)});
@@ -118,12 +121,13 @@ void BlockEmitter::threadPhase(
     auto ifOp = scf::IfOp::create(ob, loc, inRange, /*withElse=*/false);
     OpBuilder ib = OpBuilder::atBlockTerminator(ifOp.thenBlock());
     body(ib, t);
-    return;
+    return forall;
   }
   auto loop = scf::ForOp::create(ob, loc, t, index(ob, n),
                                  index(ob, kThreadsPerBlock));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
   body(lb, loop.getInductionVar());
+  return forall;
 }
 
 void BlockEmitter::warpPhase(int64_t n,

@@ -137,6 +137,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     opts.maxStaticSharedBytes = tgt.maxStaticSmemBytes;
     opts.dynamicSharedReserve = tgt.dynamicSmemReserve;
     opts.asyncCopies = asyncCopies;
+    opts.warpReductions = warpReductions;
     opts.tf32 = tf32;
     FailureOr<PtxModule> ptx = lowerLoopsToPTX(*module, opts);
     if (failed(ptx))

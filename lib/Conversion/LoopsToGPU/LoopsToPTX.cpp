@@ -41,6 +41,8 @@ void mirage::registerLoopsToGPUDependentDialects(DialectRegistry &registry) {
 void mirage::buildLoopsToGPUPipeline(OpPassManager &pm,
                                      const GpuCodegenOptions &opts,
                                      GpuStage last) {
+  if (opts.warpReductions)
+    pm.addPass(createMirageGPUWarpReductions());
   pm.addPass(createMirageGPUMapForalls());
   if (last == GpuStage::Map)
     return;
@@ -140,6 +142,10 @@ struct LoopsToGPUPipelineOptions
                        llvm::cl::desc("XOR-swizzle shared tiles read by "
                                       "ldmatrix"),
                        llvm::cl::init(true)};
+  Option<bool> warpReductions{
+      *this, "warp-reductions",
+      llvm::cl::desc("fold reduction trees in warps with shuffles"),
+      llvm::cl::init(true)};
   Option<int64_t> maxStaticSharedBytes{
       *this, "max-static-shared-bytes",
       llvm::cl::desc("above this, workgroup buffers use dynamic shared "
@@ -172,7 +178,7 @@ void mirage::registerLoopsToGPUPipeline() {
   PassPipelineRegistration<LoopsToGPUPipelineOptions>(
       "mirage-loops-to-gpu",
       "lower a @mirage_kernels module of loop-level kernels to PTX: the "
-      "stage passes mirage-gpu-map-foralls, mirage-gpu-tensor-cores, "
+      "stage passes mirage-gpu-warp-reductions, mirage-gpu-map-foralls, mirage-gpu-tensor-cores, "
       "mirage-gpu-async-copies, mirage-workgroup-alloc-to-global and "
       "mirage-gpu-serialize-to-ptx (anchor it on the nested module)",
       [](OpPassManager &pm, const LoopsToGPUPipelineOptions &o) {
@@ -184,6 +190,7 @@ void mirage::registerLoopsToGPUPipeline() {
         opts.fmaContraction = o.fma;
         opts.asyncCopies = o.asyncCopies;
         opts.swizzleSharedMemory = o.swizzle;
+        opts.warpReductions = o.warpReductions;
         opts.maxStaticSharedBytes = o.maxStaticSharedBytes;
         opts.cudaPath = o.cudaPath;
         opts.ptxFile = o.ptxFile;

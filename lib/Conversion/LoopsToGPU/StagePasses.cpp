@@ -13,6 +13,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace mirage {
+#define GEN_PASS_DEF_MIRAGEGPUWARPREDUCTIONS
 #define GEN_PASS_DEF_MIRAGEGPUMAPFORALLS
 #define GEN_PASS_DEF_MIRAGEGPUTENSORCORES
 #define GEN_PASS_DEF_MIRAGEGPUASYNCCOPIES
@@ -32,6 +33,25 @@ LogicalResult forEachKernel(ModuleOp module, Stage stage) {
       return failure();
   return success();
 }
+
+struct WarpReductions
+    : mirage::impl::MirageGPUWarpReductionsBase<WarpReductions> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    mirage::WarpReductionCounts counts;
+    if (failed(forEachKernel(getOperation(), [&](func::FuncOp k) {
+          return mirage::foldReductionTreesInWarps(k, counts);
+        })))
+      return signalPassFailure();
+    numTrees += counts.trees;
+    numFolded += counts.folded;
+    numKept += counts.kept;
+    numPhasesRemoved += counts.phasesRemoved;
+  }
+};
 
 struct MapForalls : mirage::impl::MirageGPUMapForallsBase<MapForalls> {
   using Base::Base;

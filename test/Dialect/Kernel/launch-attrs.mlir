@@ -71,3 +71,40 @@ func.func @bad_table() attributes {mirage_kernel.ptx_kernels = {k0 = array<i64: 
 func.func @typo() attributes {mirage_kernel.gird = array<i64: 1, 1, 1>} {
   return
 }
+
+// -----
+
+// A level of a row reduction's tree (WarpReductions.md): [id, half, lanes,
+// outputs], half below lanes, both powers of two.
+func.func @tree_level() {
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 0, 16, 32, 4>}
+  return
+}
+
+// -----
+
+func.func @tree_half_not_below_lanes() {
+  // expected-error @+1 {{'mirage_kernel.reduction_tree' must be array<i64: id, half, lanes, outputs> with half < lanes, both powers of two, and outputs positive}}
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 0, 32, 32, 4>}
+  return
+}
+
+// -----
+
+func.func @tree_lanes_not_power_of_two() {
+  // expected-error @+1 {{'mirage_kernel.reduction_tree' must be array<i64: id, half, lanes, outputs>}}
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 0, 4, 24, 4>}
+  return
+}
+
+// -----
+
+func.func @tree_three_fields() {
+  // expected-error @+1 {{'mirage_kernel.reduction_tree' must be array<i64: id, half, lanes, outputs>}}
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 16, 32, 4>}
+  return
+}

@@ -59,6 +59,19 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
     return isa<StringAttr>(value)
                ? success()
                : op->emitError("'") << name << "' must be a string";
+  if (name == ReductionTreeAttrHelper::getNameStr()) {
+    // [id, half, lanes, outputs]: half a power of two below lanes, a power
+    // of two; the id names the tree within its kernel.
+    auto v = dyn_cast<DenseI64ArrayAttr>(value);
+    auto pow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
+    if (!v || v.size() != 4 || v[0] < 0 || !pow2(v[1]) || !pow2(v[2]) ||
+        v[1] >= v[2] || v[3] <= 0)
+      return op->emitError("'") << name
+                                << "' must be array<i64: id, half, lanes, "
+                                   "outputs> with half < lanes, both powers "
+                                   "of two, and outputs positive";
+    return success();
+  }
   if (name == PtxKernelsAttrHelper::getNameStr()) {
     auto dict = dyn_cast<DictionaryAttr>(value);
     if (!dict || llvm::any_of(dict, [](NamedAttribute k) {

@@ -47,6 +47,10 @@ def Kernel_Dialect : Dialect {
   //                        (func) programmatic dependent launch: wait for
   //                        the previous grid of the graph, let the next
   //                        one launch (Lowering.md)
+  //   reduction_tree       (scf.forall) a level of a row reduction's tree:
+  //                        [id, half, lanes, outputs], lane l of each
+  //                        output folds lane l + half into itself
+  //                        (WarpReductions.md)
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$kernel,
     "::mlir::DenseI64ArrayAttr":$grid,
@@ -60,7 +64,8 @@ def Kernel_Dialect : Dialect {
     "::mlir::StringAttr":$host_reference,
     "::mlir::DictionaryAttr":$ptx_kernels,
     "::mlir::UnitAttr":$waits_on_previous,
-    "::mlir::UnitAttr":$launches_dependents
+    "::mlir::UnitAttr":$launches_dependents,
+    "::mlir::DenseI64ArrayAttr":$reduction_tree
   );
   let hasOperationAttrVerify = 1;
 }
