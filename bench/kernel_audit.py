@@ -49,6 +49,9 @@ Where each column comes from:
                      counts as one copy per group, which is also what it
                      issues per group.
   mma / fma          `mma.sync` and `fma.rn[.ftz].f32` instructions in the body.
+  bar.sync (loop)    `bar.sync` statements in the body, and in parentheses
+                     those inside a loop that copies and waits (the main
+                     loop: each runs once per trip; WarpReductions.md).
   bytes moved        sum over the kernel's `args` of the buffer sizes
                      (product of `shape` × dtype size): reads + writes, each
                      buffer once.
@@ -437,6 +440,8 @@ class BodyStats:
     copy_in_loop: bool
     mma: int
     fma: int
+    barriers: int            # bar.sync statements
+    loop_barriers: int       # of which in a loop that copies and waits
 
 
 def analyse_body(body):
@@ -453,14 +458,19 @@ def analyse_body(body):
         return any(kind == "instr" and pattern.match(text)
                    and in_any_loop(i, [rng])
                    for i, (kind, text) in enumerate(events))
-    copy_in_loop = any(in_loop_with(rng, COPY_RE) and in_loop_with(rng, WAIT_RE)
-                       for rng in loop_ranges)
+    main_loops = [rng for rng in loop_ranges
+                  if in_loop_with(rng, COPY_RE) and in_loop_with(rng, WAIT_RE)]
+    copy_in_loop = bool(main_loops)
+    barrier_at = [i for i, (kind, text) in enumerate(events)
+                  if kind == "instr" and BARRIER_RE.match(text)]
     return BodyStats(
         copies=len(copy_sizes), copy_bytes=sum(copy_sizes), commits=len(groups),
         wait_depths=sorted(depths, reverse=True),
         per_copy_waits=per_copy_waits(groups), copy_in_loop=copy_in_loop,
         mma=sum(1 for t in instrs if MMA_RE.match(t)),
-        fma=sum(1 for t in instrs if FMA_RE.match(t)))
+        fma=sum(1 for t in instrs if FMA_RE.match(t)),
+        barriers=len(barrier_at),
+        loop_barriers=sum(1 for i in barrier_at if in_any_loop(i, main_loops)))
 
 
 # --------------------------------------------------------------------------
@@ -652,6 +662,7 @@ def audit_kernel(manifest, kernel, chip_name, body, ptxas_entry, ptxas_ok, modul
         "wait_depths": stats.wait_depths, "per_copy_waits": stats.per_copy_waits,
         "bytes_in_flight_per_sm": flight,
         "mma_sync": stats.mma, "fma_f32": stats.fma,
+        "barriers": stats.barriers, "loop_barriers": stats.loop_barriers,
         "bytes_moved": moved, "floor_us": floor_us,
         "model": model,
         "model_ratio": (model["estimate_us"] / floor_us
@@ -742,7 +753,7 @@ def model_cells(r):
 
 COLUMNS = ["graph", "chip", "kernel", "grid", "threads", "smem B", "regs",
            "spill B st/ld", "resident/SM", "waves", "wait depths", "copies/group",
-           "flight/SM B", "mma / fma", "bytes moved", "floor µs", "model µs",
+           "flight/SM B", "mma / fma", "bar.sync (loop)", "bytes moved", "floor µs", "model µs",
            "model/floor", "plan smem B", "stages", "tc/mm", "model flight B", "flags"]
 
 
@@ -758,6 +769,7 @@ def row_cells(r):
              ",".join(map(str, r["wait_depths"])) or "-", copies_cell(r),
              fmt_int(r["bytes_in_flight_per_sm"]),
              "mma %d / fma %d" % (r["mma_sync"], r["fma_f32"]),
+             "%d (%d)" % (r["barriers"], r["loop_barriers"]),
              fmt_bytes(r["bytes_moved"]), fmt_num(r["floor_us"], 2)]
             + model_cells(r) + [" ".join(r["flags"]) or "ok"])
 

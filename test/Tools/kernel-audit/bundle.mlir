@@ -13,13 +13,13 @@
 
 // CHECK:      Static kernel audit of {{.*}} (no GPU; ptxas: {{.*}}ptxas)
 // CHECK-EMPTY:
-// CHECK-NEXT: | graph | chip | kernel | grid | threads | smem B | regs | spill B st/ld | resident/SM | waves | wait depths | copies/group | flight/SM B | mma / fma | bytes moved | floor µs | model µs | model/floor | plan smem B | stages | tc/mm | model flight B | flags |
+// CHECK-NEXT: | graph | chip | kernel | grid | threads | smem B | regs | spill B st/ld | resident/SM | waves | wait depths | copies/group | flight/SM B | mma / fma | bar.sync (loop) | bytes moved | floor µs | model µs | model/floor | plan smem B | stages | tc/mm | model flight B | flags |
 // CHECK-NEXT: |---|
 // Bytes moved: X 16x1024 + W 1024x64 + O 16x64 f16 = 165,888 B, 0.06 µs at
 // 3.0 TB/s. The loop is pipelined: 4 stages, wait_group 3 in the loop. The
 // cost model's columns are numbers where the manifest carries its plan and
 // "-" where not.
-// CHECK-NEXT: | audit_matmul | sm_90 | audit_matmul_k0 | 2×1×1 = 2 | 128 | {{[1-9][0-9,]*}} | {{[1-9][0-9]*}} | 0/0 | {{[1-9][0-9]*}} ({{smem|regs|threads|blocks}}) | 1 | 3 | {{[0-9.]+}} | {{[1-9][0-9,]*}} | mma {{[1-9][0-9]*}} / fma {{[0-9]+}} | 165.89 KB | 0.06 | {{[0-9.]+|-}} | {{[0-9.]+|-}} | {{[0-9,]+|-}} | 4 | 1/1 | {{[0-9,]+|-}} | ok |
+// CHECK-NEXT: | audit_matmul | sm_90 | audit_matmul_k0 | 2×1×1 = 2 | 128 | {{[1-9][0-9,]*}} | {{[1-9][0-9]*}} | 0/0 | {{[1-9][0-9]*}} ({{smem|regs|threads|blocks}}) | 1 | 3 | {{[0-9.]+}} | {{[1-9][0-9,]*}} | mma {{[1-9][0-9]*}} / fma {{[0-9]+}} | {{[1-9][0-9]*}} ({{[1-9][0-9]*}}) | 165.89 KB | 0.06 | {{[0-9.]+|-}} | {{[0-9.]+|-}} | {{[0-9,]+|-}} | 4 | 1/1 | {{[0-9,]+|-}} | ok |
 // CHECK-EMPTY:
 // CHECK-NEXT: kernels: 1; NO-LAUNCH 0, SPILLS 0, UNPIPELINED 0, PER-COPY-WAITS 0,
 
