@@ -167,6 +167,11 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
            "fold row-reduction trees in warps with shuffles "
            "(docs/Rationale/WarpReductions.md); false keeps a phase and a "
            "barrier per level">,
+    Option<"eliminateBarriers", "eliminate-barriers", "bool",
+           /*default=*/"true",
+           "drop the barriers between phases whose memory effects do not "
+           "conflict (upstream gpu-eliminate-barriers; "
+           "docs/Rationale/BarrierElimination.md)">,
     Option<"keepGoing", "keep-going", "bool", /*default=*/"false",
            "a graph that cannot be lowered gets a warning and no files, and "
            "the module's other graphs are still written (the "

@@ -87,6 +87,10 @@ struct GpuCodegenOptions {
   bool swizzleSharedMemory = true;
   /// Stage 0: reduction trees folded in warps with shuffles.
   bool warpReductions = true;
+  /// After stage 1: upstream's gpu-eliminate-barriers drops the barriers
+  /// between phases whose memory effects do not conflict
+  /// (docs/Rationale/BarrierElimination.md).
+  bool eliminateBarriers = true;
   /// Above this many bytes of workgroup buffers a kernel uses dynamic shared
   /// memory (ptxas rejects more than 48 KiB of static .shared data).
   int64_t maxStaticSharedBytes = 48 * 1024;
@@ -133,7 +137,8 @@ enum class GpuStage { Map, Mma, Copies, Smem, Ptx };
 
 /// Adds the stage passes, up to and including `last`, to `pm` (anchored on
 /// the @mirage_kernels module): mirage-gpu-warp-reductions (with
-/// `opts.warpReductions`), mirage-gpu-map-foralls,
+/// `opts.warpReductions`), mirage-gpu-map-foralls, gpu-eliminate-barriers
+/// on every function (with `opts.eliminateBarriers`),
 /// mirage-gpu-tensor-cores, mirage-gpu-async-copies,
 /// mirage-workgroup-alloc-to-global, mirage-gpu-serialize-to-ptx. This is
 /// the registered pipeline `mirage-loops-to-gpu` and what lowerLoopsToPTX

@@ -138,6 +138,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     opts.dynamicSharedReserve = tgt.dynamicSmemReserve;
     opts.asyncCopies = asyncCopies;
     opts.warpReductions = warpReductions;
+    opts.eliminateBarriers = eliminateBarriers;
     opts.tf32 = tf32;
     FailureOr<PtxModule> ptx = lowerLoopsToPTX(*module, opts);
     if (failed(ptx))

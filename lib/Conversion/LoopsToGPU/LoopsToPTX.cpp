@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -44,6 +45,8 @@ void mirage::buildLoopsToGPUPipeline(OpPassManager &pm,
   if (opts.warpReductions)
     pm.addPass(createMirageGPUWarpReductions());
   pm.addPass(createMirageGPUMapForalls());
+  if (opts.eliminateBarriers)
+    pm.addNestedPass<func::FuncOp>(createGpuEliminateBarriers());
   if (last == GpuStage::Map)
     return;
   MirageGPUTensorCoresOptions mma;
@@ -146,6 +149,11 @@ struct LoopsToGPUPipelineOptions
       *this, "warp-reductions",
       llvm::cl::desc("fold reduction trees in warps with shuffles"),
       llvm::cl::init(true)};
+  Option<bool> eliminateBarriers{
+      *this, "eliminate-barriers",
+      llvm::cl::desc("drop barriers between phases whose memory effects do "
+                     "not conflict (upstream gpu-eliminate-barriers)"),
+      llvm::cl::init(true)};
   Option<int64_t> maxStaticSharedBytes{
       *this, "max-static-shared-bytes",
       llvm::cl::desc("above this, workgroup buffers use dynamic shared "
@@ -178,7 +186,8 @@ void mirage::registerLoopsToGPUPipeline() {
   PassPipelineRegistration<LoopsToGPUPipelineOptions>(
       "mirage-loops-to-gpu",
       "lower a @mirage_kernels module of loop-level kernels to PTX: the "
-      "stage passes mirage-gpu-warp-reductions, mirage-gpu-map-foralls, mirage-gpu-tensor-cores, "
+      "stage passes mirage-gpu-warp-reductions, mirage-gpu-map-foralls, "
+      "gpu-eliminate-barriers, mirage-gpu-tensor-cores, "
       "mirage-gpu-async-copies, mirage-workgroup-alloc-to-global and "
       "mirage-gpu-serialize-to-ptx (anchor it on the nested module)",
       [](OpPassManager &pm, const LoopsToGPUPipelineOptions &o) {
@@ -191,6 +200,7 @@ void mirage::registerLoopsToGPUPipeline() {
         opts.asyncCopies = o.asyncCopies;
         opts.swizzleSharedMemory = o.swizzle;
         opts.warpReductions = o.warpReductions;
+        opts.eliminateBarriers = o.eliminateBarriers;
         opts.maxStaticSharedBytes = o.maxStaticSharedBytes;
         opts.cudaPath = o.cudaPath;
         opts.ptxFile = o.ptxFile;

@@ -4,7 +4,7 @@
 // Input: the f16 GEMM of gemm-f16.mlir.
 
 // RUN: mirage-opt %S/gemm-f16.mlir --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_80 ptx-file=%t.pipeline.ptx}))' -o /dev/null
-// RUN: mirage-opt %S/gemm-f16.mlir --pass-pipeline='builtin.module(builtin.module(mirage-gpu-warp-reductions,mirage-gpu-map-foralls,mirage-gpu-tensor-cores,mirage-gpu-async-copies,mirage-workgroup-alloc-to-global,mirage-gpu-serialize-to-ptx{chip=sm_80 ptx-file=%t.stages.ptx}))' -o /dev/null
+// RUN: mirage-opt %S/gemm-f16.mlir --pass-pipeline='builtin.module(builtin.module(mirage-gpu-warp-reductions,mirage-gpu-map-foralls,func.func(gpu-eliminate-barriers),mirage-gpu-tensor-cores,mirage-gpu-async-copies,mirage-workgroup-alloc-to-global,mirage-gpu-serialize-to-ptx{chip=sm_80 ptx-file=%t.stages.ptx}))' -o /dev/null
 // RUN: diff %t.pipeline.ptx %t.stages.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.stages.ptx
 // PTX: .visible .entry G_k0(
