@@ -68,7 +68,9 @@ def MirageGPUWarpReductions
     partner at distances lanes/2, ..., 1 with the level's own combine (cloned
     from the tagged body, so the pairs and their order are the tree's), and
     lane 0 stores where the tree's lane 0 would. Every thread runs every
-    shuffle; only the loads and the store are guarded. A tree whose levels
+    shuffle; only the loads and the store are guarded. The phase before the
+    tree that writes the lanes (tagged `mirage_kernel.reduction_fold`) joins
+    it: each thread loads only the lanes it stored. A tree whose levels
     are not back to back, or whose scratch is not f32, is left as it is
     (docs/Rationale/WarpReductions.md). The CPU runs the tree itself.
 

@@ -56,7 +56,9 @@ void BlockEmitter::rowReduction(
     });
     return;
   }
-  // The plan's lanes divide the chunks: every lane folds as many.
+  // The plan's lanes divide the chunks: every lane folds as many. Tagged
+  // as the tree's fold: element e = out·lanes + lane, by the thread the
+  // tree's levels give it too (WarpReductions.md).
   Value buf = scratch.lookup(opIndex(op));
   Type t = cast<MemRefType>(buf.getType()).getElementType();
   threadPhase(outputs * lanes, [&](OpBuilder &ob, Value e) {
@@ -65,7 +67,8 @@ void BlockEmitter::rowReduction(
     Value lane = apply(ob, d % lanes, e);
     memref::StoreOp::create(ob, loc, convert(ob, foldLane(ob, out, lane), t),
                             buf, ValueRange{out, lane});
-  });
+  })->setAttr(kernel::kReductionFoldAttr,
+              b.getDenseI64ArrayAttr({opIndex(op), lanes, outputs}));
   auto at = [&](OpBuilder &lb, Value out, Value l) {
     return convert(lb, memref::LoadOp::create(lb, loc, buf, ValueRange{out, l}),
                    computeType());

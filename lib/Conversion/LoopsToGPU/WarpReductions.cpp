@@ -130,9 +130,27 @@ std::optional<Combine> findCombine(scf::ForallOp forall) {
   return c;
 }
 
+/// The phase right before a tree that writes every lane (tagged
+/// `reduction_fold` with the tree's id, lanes and outputs), or null.
+scf::ForallOp foldPhaseOf(const Level &first, int64_t id, int64_t threads) {
+  auto prev = dyn_cast_or_null<scf::ForallOp>(first.forall->getPrevNode());
+  if (!prev || !isThreadPhase(prev, threads))
+    return nullptr;
+  auto tag =
+      prev->getAttrOfType<DenseI64ArrayAttr>(mirage::kernel::kReductionFoldAttr);
+  if (!tag || tag.size() != 3 || tag[0] != id || tag[1] != first.lanes ||
+      tag[2] != first.outputs)
+    return nullptr;
+  return prev;
+}
+
 /// Replaces `levels` (one tree, levels half = lanes/2 .. 1 in order, every
-/// partner in the same warp) by one phase of shuffles.
-LogicalResult foldInWarps(MutableArrayRef<Level> levels, Combine c) {
+/// partner in the same warp) by one phase of shuffles. With `fold`, the
+/// phase that wrote the lanes joins it: element e of both is thread
+/// e mod the block size's, so every lane a thread loads it stored itself,
+/// and no barrier is needed between them.
+LogicalResult foldInWarps(MutableArrayRef<Level> levels, Combine c,
+                          scf::ForallOp fold) {
   const int64_t lanes = levels.front().lanes;
   const int64_t outputs = levels.front().outputs;
   const int64_t threads = threadsPerBlock(levels.front().forall);
@@ -204,6 +222,13 @@ LogicalResult foldInWarps(MutableArrayRef<Level> levels, Combine c) {
   }
   for (Level &lv : levels)
     lv.forall.erase();
+  if (fold) {
+    Block *from = fold.getBody(), *to = forall.getBody();
+    fold.getInductionVar(0).replaceAllUsesWith(t);
+    to->getOperations().splice(to->begin(), from->getOperations(),
+                               from->begin(), std::prev(from->end()));
+    fold.erase();
+  }
   return success();
 }
 } // namespace
@@ -256,10 +281,12 @@ LogicalResult mirage::foldReductionTreesInWarps(func::FuncOp kernel,
       ++counts.kept;
       continue;
     }
-    if (failed(foldInWarps(levels, *combine)))
+    scf::ForallOp fold = foldPhaseOf(levels.front(), key.second, threads);
+    if (failed(foldInWarps(levels, *combine, fold)))
       return failure();
     ++counts.folded;
-    counts.phasesRemoved += static_cast<int64_t>(levels.size()) - 1;
+    counts.phasesRemoved +=
+        static_cast<int64_t>(levels.size()) - 1 + (fold ? 1 : 0);
   }
   return success();
 }

@@ -69,13 +69,14 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: vector.contract {{.*}} : vector<16x16xf16>, vector<8x16xf16> into vector<16x8xf32>
 // CHECK: } {mapping = [#gpu.warp<linear_dim_0>]}
 // The rms_last combine squares and sums the row: 16 lanes per row (one
-// chunk each here) write the scratch, then a tree of 4 phases folds lane
+// chunk each here) write the scratch (tagged as the tree's fold), then a
+// tree of 4 phases folds lane
 // l + h into lane l (h = 8, 4, 2, 1), each tagged as a level of the tree
 // for the GPU path (WarpReductions.md), and one thread per row reads lane 0
 // into the state.
 // CHECK: arith.mulf
 // CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
-// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_fold = array<i64: {{[0-9]+}}, 16, 4>}
 // CHECK: scf.forall
 // CHECK-COUNT-2: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>

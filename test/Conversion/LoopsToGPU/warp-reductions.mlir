@@ -17,6 +17,8 @@
 // PTX-COUNT-5: shfl.sync.bfly.b32 {{.*}}, {{16|8|4|2|1}}, 31, -1;
 // OFF-NOT: shfl.sync
 
+#out4 = affine_map<(d0) -> (d0 floordiv 4)>
+#lane4 = affine_map<(d0) -> (d0 mod 4)>
 #out2 = affine_map<(d0) -> (d0 floordiv 2)>
 #lane2 = affine_map<(d0) -> (d0 mod 2)>
 #other2 = affine_map<(d0) -> (d0 mod 2 + 2)>
@@ -28,11 +30,16 @@ module {
 module @mirage_kernels {
 
 // 40 outputs of 4 lanes, folded by max: 160 lanes, two passes of the 128
-// threads, so that every thread runs every shuffle; lane 0 stores.
+// threads, so that every thread runs every shuffle; lane 0 stores. The fold
+// phase before the tree (each thread stores the lanes it then loads) joins
+// the phase: one forall where there were three.
 // CHECK-LABEL: func.func @tree_max
 // CHECK:       %[[BUF:.*]] = memref.alloc() : memref<40x4xf32
 // CHECK:       scf.forall (%[[T:.*]]) in (128) {
-// CHECK:         scf.for %[[E:.*]] = %[[T]] to %c256 step %c128 {
+// CHECK:         scf.for %[[F:.*]] = %[[T]] to %c160 step %c128
+// CHECK:           memref.store %{{.*}}, %[[BUF]]
+// CHECK-NOT:     scf.forall
+// CHECK:         scf.for %[[E:.*]] = %[[T]] to %c256 step %c128{{.*}} {
 // CHECK:           %[[VALID:.*]] = arith.cmpi ult, %[[E]], %c160
 // CHECK:           %[[OUT:.*]] = arith.divui %[[E]], %c4
 // CHECK:           %[[LANE:.*]] = arith.remui %[[E]], %c4
@@ -47,12 +54,22 @@ module @mirage_kernels {
 // CHECK:           scf.if %[[STORE]] {
 // CHECK:             memref.store %[[M1]], %[[BUF]][%[[OUT]], %c0{{.*}}]
 // CHECK:       } {mapping = [#gpu.thread<x>]}
-// CHECK-NOT:   reduction_tree
+// CHECK-NOT:   reduction_
 // CHECK:       return
 func.func @tree_max(%x: memref<40x4xf32>) attributes {mirage_kernel.kernel,
     mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
   scf.forall (%bx, %by, %bz) in (1, 1, 1) {
     %buf = memref.alloc() : memref<40x4xf32, #gpu.address_space<workgroup>>
+    scf.forall (%t) in (128) {
+      %c160 = arith.constant 160 : index
+      %c128 = arith.constant 128 : index
+      scf.for %e = %t to %c160 step %c128 {
+        %o = affine.apply #out4(%e)
+        %l = affine.apply #lane4(%e)
+        %v = memref.load %x[%o, %l] : memref<40x4xf32>
+        memref.store %v, %buf[%o, %l] : memref<40x4xf32, #gpu.address_space<workgroup>>
+      }
+    } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_fold = array<i64: 7, 4, 40>}
     scf.forall (%t) in (128) {
       %c80 = arith.constant 80 : index
       %in = arith.cmpi ult, %t, %c80 : index

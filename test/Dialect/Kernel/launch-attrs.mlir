@@ -108,3 +108,21 @@ func.func @tree_three_fields() {
   } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 16, 32, 4>}
   return
 }
+
+// -----
+
+// The phase that writes every lane before the tree: [id, lanes, outputs].
+func.func @fold_phase() {
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_fold = array<i64: 0, 32, 4>}
+  return
+}
+
+// -----
+
+func.func @fold_one_lane() {
+  // expected-error @+1 {{'mirage_kernel.reduction_fold' must be array<i64: id, lanes, outputs> with lanes a power of two above 1 and outputs positive}}
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_fold = array<i64: 0, 1, 4>}
+  return
+}

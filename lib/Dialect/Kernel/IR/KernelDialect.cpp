@@ -72,6 +72,17 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                                    "of two, and outputs positive";
     return success();
   }
+  if (name == ReductionFoldAttrHelper::getNameStr()) {
+    // [id, lanes, outputs]: lanes a power of two above 1.
+    auto v = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!v || v.size() != 3 || v[0] < 0 || v[1] < 2 ||
+        (v[1] & (v[1] - 1)) != 0 || v[2] <= 0)
+      return op->emitError("'") << name
+                                << "' must be array<i64: id, lanes, outputs> "
+                                   "with lanes a power of two above 1 and "
+                                   "outputs positive";
+    return success();
+  }
   if (name == PtxKernelsAttrHelper::getNameStr()) {
     auto dict = dyn_cast<DictionaryAttr>(value);
     if (!dict || llvm::any_of(dict, [](NamedAttribute k) {

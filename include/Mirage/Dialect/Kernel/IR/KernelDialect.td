@@ -51,6 +51,10 @@ def Kernel_Dialect : Dialect {
   //                        [id, half, lanes, outputs], lane l of each
   //                        output folds lane l + half into itself
   //                        (WarpReductions.md)
+  //   reduction_fold       (scf.forall) the phase before the tree that
+  //                        writes every lane: [id, lanes, outputs], element
+  //                        e = out·lanes + lane by thread e mod the block
+  //                        size
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$kernel,
     "::mlir::DenseI64ArrayAttr":$grid,
@@ -65,7 +69,8 @@ def Kernel_Dialect : Dialect {
     "::mlir::DictionaryAttr":$ptx_kernels,
     "::mlir::UnitAttr":$waits_on_previous,
     "::mlir::UnitAttr":$launches_dependents,
-    "::mlir::DenseI64ArrayAttr":$reduction_tree
+    "::mlir::DenseI64ArrayAttr":$reduction_tree,
+    "::mlir::DenseI64ArrayAttr":$reduction_fold
   );
   let hasOperationAttrVerify = 1;
 }
