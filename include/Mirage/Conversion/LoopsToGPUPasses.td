@@ -70,7 +70,9 @@ def MirageGPUWarpReductions
     lane 0 stores where the tree's lane 0 would. Every thread runs every
     shuffle; only the loads and the store are guarded. The phase before the
     tree that writes the lanes (tagged `mirage_kernel.reduction_fold`) joins
-    it: each thread loads only the lanes it stored. A tree whose levels
+    it: each thread loads only the lanes it stored; so does the finish phase
+    after it (`mirage_kernel.reduction_finish`), run by each output's lane 0
+    on the value in its register. A tree whose levels
     are not back to back, or whose scratch is not f32, is left as it is
     (docs/Rationale/WarpReductions.md). The CPU runs the tree itself.
 

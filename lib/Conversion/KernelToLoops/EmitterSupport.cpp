@@ -89,9 +89,11 @@ void BlockEmitter::rowReduction(
                               ValueRange{out, lane});
     })->setAttr(kernel::kReductionTreeAttr,
                 b.getDenseI64ArrayAttr({opIndex(op), half, lanes, outputs}));
+  // Tagged as the tree's finish: output `out` by thread `out`, from lane 0.
   threadPhase(outputs, [&](OpBuilder &ob, Value out) {
     finish(ob, out, at(ob, out, index(ob, 0)));
-  });
+  })->setAttr(kernel::kReductionFinishAttr,
+              b.getDenseI64ArrayAttr({opIndex(op), outputs}));
 }
 
 Value BlockEmitter::stageView(OpBuilder &ob, Value buffers, Value slot) {

@@ -144,13 +144,67 @@ scf::ForallOp foldPhaseOf(const Level &first, int64_t id, int64_t threads) {
   return prev;
 }
 
+/// The finish phase right after a tree (tagged `reduction_finish` with the
+/// tree's id and outputs), when it is `if (t < outputs) { ... }` over the
+/// block's threads reading lane 0 of the scratch once: its guarded block,
+/// and that load. Null when it is not in that form.
+struct Finish {
+  scf::ForallOp forall;
+  Block *body = nullptr;
+  memref::LoadOp lane0;
+};
+
+Finish finishPhaseOf(const Level &last, int64_t id, int64_t threads,
+                     Value buffer) {
+  auto next = dyn_cast_or_null<scf::ForallOp>(last.forall->getNextNode());
+  if (!next || !isThreadPhase(next, threads) || last.outputs > threads)
+    return {};
+  auto tag = next->getAttrOfType<DenseI64ArrayAttr>(
+      mirage::kernel::kReductionFinishAttr);
+  if (!tag || tag.size() != 2 || tag[0] != id || tag[1] != last.outputs)
+    return {};
+  // [constants, t < outputs, scf.if] and the terminator.
+  scf::IfOp guard;
+  for (Operation &op : next.getBody()->without_terminator()) {
+    if (auto i = dyn_cast<scf::IfOp>(op)) {
+      if (guard || i.getNumResults() != 0 || !i.getElseRegion().empty())
+        return {};
+      guard = i;
+    } else if (!isa<arith::ConstantOp, arith::CmpIOp>(op)) {
+      return {};
+    }
+  }
+  auto cmp = guard ? guard.getCondition().getDefiningOp<arith::CmpIOp>()
+                   : arith::CmpIOp();
+  std::optional<int64_t> bound =
+      cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::ult ||
+      cmp.getLhs() != next.getInductionVar(0) || bound != last.outputs)
+    return {};
+  Finish f{next, guard.thenBlock(), {}};
+  // Exactly one read of the scratch: lane 0 of output t.
+  WalkResult w = f.body->walk([&](memref::LoadOp l) {
+    if (l.getMemRef() != buffer)
+      return WalkResult::advance();
+    if (f.lane0)
+      return WalkResult::interrupt();
+    f.lane0 = l;
+    return WalkResult::advance();
+  });
+  if (w.wasInterrupted() || !f.lane0 || f.lane0.getIndices().size() != 2 ||
+      f.lane0.getIndices()[0] != next.getInductionVar(0) ||
+      getConstantIntValue(f.lane0.getIndices()[1]) != 0)
+    return {};
+  return f;
+}
+
 /// Replaces `levels` (one tree, levels half = lanes/2 .. 1 in order, every
 /// partner in the same warp) by one phase of shuffles. With `fold`, the
 /// phase that wrote the lanes joins it: element e of both is thread
 /// e mod the block size's, so every lane a thread loads it stored itself,
 /// and no barrier is needed between them.
 LogicalResult foldInWarps(MutableArrayRef<Level> levels, Combine c,
-                          scf::ForallOp fold) {
+                          scf::ForallOp fold, Finish finish) {
   const int64_t lanes = levels.front().lanes;
   const int64_t outputs = levels.front().outputs;
   const int64_t threads = threadsPerBlock(levels.front().forall);
@@ -209,8 +263,19 @@ LogicalResult foldInWarps(MutableArrayRef<Level> levels, Combine c,
     Value store = arith::AndIOp::create(bb, loc, valid, lane0);
     auto ifStore = scf::IfOp::create(bb, loc, store, /*withElse=*/false);
     OpBuilder sb = OpBuilder::atBlockTerminator(ifStore.thenBlock());
-    memref::StoreOp::create(sb, loc, own, c.buffer,
-                            ValueRange{out, idx(sb, 0)});
+    if (!finish.forall) {
+      memref::StoreOp::create(sb, loc, own, c.buffer,
+                              ValueRange{out, idx(sb, 0)});
+      return;
+    }
+    // The finish of output `out`, by the lane that holds its value: the
+    // finish phase's body for thread `out`, its read of lane 0 that value.
+    IRMapping fm;
+    fm.map(finish.forall.getInductionVar(0), out);
+    fm.map(finish.lane0.getResult(), own);
+    for (Operation &op : finish.body->without_terminator())
+      if (&op != finish.lane0.getOperation())
+        sb.clone(op, fm);
   };
   if (passes == 1) {
     body(ob, t);
@@ -222,6 +287,8 @@ LogicalResult foldInWarps(MutableArrayRef<Level> levels, Combine c,
   }
   for (Level &lv : levels)
     lv.forall.erase();
+  if (finish.forall)
+    finish.forall.erase();
   if (fold) {
     Block *from = fold.getBody(), *to = forall.getBody();
     fold.getInductionVar(0).replaceAllUsesWith(t);
@@ -282,11 +349,13 @@ LogicalResult mirage::foldReductionTreesInWarps(func::FuncOp kernel,
       continue;
     }
     scf::ForallOp fold = foldPhaseOf(levels.front(), key.second, threads);
-    if (failed(foldInWarps(levels, *combine, fold)))
+    Finish finish =
+        finishPhaseOf(levels.back(), key.second, threads, combine->buffer);
+    if (failed(foldInWarps(levels, *combine, fold, finish)))
       return failure();
     ++counts.folded;
-    counts.phasesRemoved +=
-        static_cast<int64_t>(levels.size()) - 1 + (fold ? 1 : 0);
+    counts.phasesRemoved += static_cast<int64_t>(levels.size()) - 1 +
+                            (fold ? 1 : 0) + (finish.forall ? 1 : 0);
   }
   return success();
 }

@@ -73,7 +73,7 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // tree of 4 phases folds lane
 // l + h into lane l (h = 8, 4, 2, 1), each tagged as a level of the tree
 // for the GPU path (WarpReductions.md), and one thread per row reads lane 0
-// into the state.
+// into the state (tagged as the tree's finish).
 // CHECK: arith.mulf
 // CHECK: memref.store {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK: } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_fold = array<i64: {{[0-9]+}}, 16, 4>}
@@ -96,7 +96,7 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK: scf.forall
 // CHECK: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
-// CHECK: } {mapping = [#gpu.thread<x>]}
+// CHECK: } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_finish = array<i64: {{[0-9]+}}, 4>}
 // CHECK: }
 // After the loop: sqrt(Σx²/64), the division, the saver.
 // CHECK: arith.constant 6.400000e+01 : f32

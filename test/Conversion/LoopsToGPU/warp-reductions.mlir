@@ -32,8 +32,10 @@ module @mirage_kernels {
 // 40 outputs of 4 lanes, folded by max: 160 lanes, two passes of the 128
 // threads, so that every thread runs every shuffle; lane 0 stores. The fold
 // phase before the tree (each thread stores the lanes it then loads) joins
-// the phase: one forall where there were three.
+// the phase, and so does the finish after it (output out, by the lane that
+// holds its value): one forall where there were four.
 // CHECK-LABEL: func.func @tree_max
+// CHECK-SAME:  (%[[X:.*]]: memref<40x4xf32>)
 // CHECK:       %[[BUF:.*]] = memref.alloc() : memref<40x4xf32
 // CHECK:       scf.forall (%[[T:.*]]) in (128) {
 // CHECK:         scf.for %[[F:.*]] = %[[T]] to %c160 step %c128
@@ -52,8 +54,12 @@ module @mirage_kernels {
 // CHECK:           %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0
 // CHECK:           %[[STORE:.*]] = arith.andi %[[VALID]], %[[LANE0]]
 // CHECK:           scf.if %[[STORE]] {
-// CHECK:             memref.store %[[M1]], %[[BUF]][%[[OUT]], %c0{{.*}}]
+// CHECK-NOT:         memref.store {{.*}}%[[BUF]]
+// CHECK:             %[[OLD:.*]] = memref.load %[[X]][%[[OUT]], %c0{{.*}}] : memref<40x4xf32>
+// CHECK-NEXT:        %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[M1]] : f32
+// CHECK-NEXT:        memref.store %[[NEW]], %[[X]][%[[OUT]], %c0{{.*}}] : memref<40x4xf32>
 // CHECK:       } {mapping = [#gpu.thread<x>]}
+// CHECK-NOT:   scf.forall
 // CHECK-NOT:   reduction_
 // CHECK:       return
 func.func @tree_max(%x: memref<40x4xf32>) attributes {mirage_kernel.kernel,
@@ -96,6 +102,17 @@ func.func @tree_max(%x: memref<40x4xf32>) attributes {mirage_kernel.kernel,
         memref.store %m, %buf[%o, %l] : memref<40x4xf32, #gpu.address_space<workgroup>>
       }
     } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 7, 1, 4, 40>}
+    scf.forall (%t) in (128) {
+      %c40 = arith.constant 40 : index
+      %in = arith.cmpi ult, %t, %c40 : index
+      scf.if %in {
+        %c0 = arith.constant 0 : index
+        %v = memref.load %buf[%t, %c0] : memref<40x4xf32, #gpu.address_space<workgroup>>
+        %old = memref.load %x[%t, %c0] : memref<40x4xf32>
+        %m = arith.maximumf %old, %v : f32
+        memref.store %m, %x[%t, %c0] : memref<40x4xf32>
+      }
+    } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_finish = array<i64: 7, 40>}
   } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
   return
 }

@@ -126,3 +126,21 @@ func.func @fold_one_lane() {
   } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_fold = array<i64: 0, 1, 4>}
   return
 }
+
+// -----
+
+// The phase that reads lane 0 after the tree: [id, outputs].
+func.func @finish_phase() {
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_finish = array<i64: 0, 4>}
+  return
+}
+
+// -----
+
+func.func @finish_no_outputs() {
+  // expected-error @+1 {{'mirage_kernel.reduction_finish' must be array<i64: id, outputs> with outputs positive}}
+  scf.forall (%t) in (128) {
+  } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_finish = array<i64: 0, 0>}
+  return
+}

@@ -72,6 +72,14 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                                    "of two, and outputs positive";
     return success();
   }
+  if (name == ReductionFinishAttrHelper::getNameStr()) {
+    auto v = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!v || v.size() != 2 || v[0] < 0 || v[1] <= 0)
+      return op->emitError("'") << name
+                                << "' must be array<i64: id, outputs> with "
+                                   "outputs positive";
+    return success();
+  }
   if (name == ReductionFoldAttrHelper::getNameStr()) {
     // [id, lanes, outputs]: lanes a power of two above 1.
     auto v = dyn_cast<DenseI64ArrayAttr>(value);

@@ -57,6 +57,8 @@ inline constexpr llvm::StringLiteral kReductionTreeAttr =
     KernelDialect::ReductionTreeAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kReductionFoldAttr =
     KernelDialect::ReductionFoldAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kReductionFinishAttr =
+    KernelDialect::ReductionFinishAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kHostGraphAttr =
     KernelDialect::HostGraphAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kHostReferenceAttr =

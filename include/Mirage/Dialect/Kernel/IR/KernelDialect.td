@@ -55,6 +55,8 @@ def Kernel_Dialect : Dialect {
   //                        writes every lane: [id, lanes, outputs], element
   //                        e = out·lanes + lane by thread e mod the block
   //                        size
+  //   reduction_finish     (scf.forall) the phase after the tree that reads
+  //                        lane 0 of each output: [id, outputs]
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$kernel,
     "::mlir::DenseI64ArrayAttr":$grid,
@@ -70,7 +72,8 @@ def Kernel_Dialect : Dialect {
     "::mlir::UnitAttr":$waits_on_previous,
     "::mlir::UnitAttr":$launches_dependents,
     "::mlir::DenseI64ArrayAttr":$reduction_tree,
-    "::mlir::DenseI64ArrayAttr":$reduction_fold
+    "::mlir::DenseI64ArrayAttr":$reduction_fold,
+    "::mlir::DenseI64ArrayAttr":$reduction_finish
   );
   let hasOperationAttrVerify = 1;
 }
