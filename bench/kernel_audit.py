@@ -95,7 +95,11 @@ Flags (last column):
                       sm_80). A smaller kernel is latency-bound: the whole
                       machine keeping 16 KB per SM in flight would move more
                       than it has in one round trip, and no amount in flight
-                      brings it below one.
+                      brings it below one. Nor is a kernel flagged whose
+                      busiest SM has all its loads in flight at once (the
+                      manifest's `loaded_bytes` over the blocks, times the
+                      busiest SM's blocks, at most what is in flight): it
+                      has no more to put in flight.
   PLAN-SMEM-MISMATCH  the manifest's `plan_shared_bytes` differs from smem B.
   PTXAS-FAILED        ptxas rejected the PTX file (its columns show "-").
 
@@ -616,8 +620,18 @@ def model_launch(chip, kernel, body, module_text, ptxas_entry):
                   resident, limiter, waves)
 
 
+def sm_loads(chip, launch, model):
+    """Bytes the busiest SM loads, by the manifest's `loaded_bytes`, or None."""
+    loads = model.get("loaded_bytes")
+    if not isinstance(loads, list) or not launch.blocks:
+        return None
+    # Every block the busiest SM runs, over all its waves.
+    return sum(loads) / launch.blocks * -(-launch.blocks // chip.sms)
+
+
 def kernel_flags(chip, launch, stats, ptxas_entry, ptxas_ok, moved, flight, model):
     """The flags of the header, in its order."""
+    sm_load = sm_loads(chip, launch, model)
     checks = [
         ("NO-LAUNCH", launch.no_launch),
         ("SPILLS", bool(ptxas_entry)
@@ -628,7 +642,8 @@ def kernel_flags(chip, launch, stats, ptxas_entry, ptxas_ok, moved, flight, mode
         ("UNDERFILLED", moved >= UNDERFILLED_BYTES
          and not fills_machine(chip, launch.blocks)),
         ("FLIGHT<16KB", flight is not None and flight < MIN_FLIGHT_PER_SM
-         and memory_bound(chip, moved)),
+         and memory_bound(chip, moved)
+         and (sm_load is None or flight < sm_load)),
         ("PLAN-SMEM-MISMATCH", model["plan_shared_bytes"] is not None
          and model["plan_shared_bytes"] != launch.smem),
         ("PTXAS-FAILED", not ptxas_ok),
