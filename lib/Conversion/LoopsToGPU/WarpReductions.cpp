@@ -6,8 +6,11 @@
 // lanes with shuffles (docs/Rationale/WarpReductions.md): thread e holds
 // lane e mod lanes of output e / lanes, folds its xor partner at distances
 // lanes/2, ..., 1 with the level's own combine (cloned from the tagged body),
-// and lane 0 stores where the tree's lane 0 would. Runs before the thread
-// mapping, which puts a barrier after every phase: log2(lanes) phases and
+// and lane 0 stores where the tree's lane 0 would. The fold phase before
+// the tree (`reduction_fold`: each thread loads only the lanes it stored)
+// and the finish phase after it (`reduction_finish`: run by each output's
+// lane 0 on its register) join that phase. Runs before the thread mapping,
+// which puts a barrier after every phase: log2(lanes) + 2 phases and
 // barriers become one.
 //
 //===----------------------------------------------------------------------===//
