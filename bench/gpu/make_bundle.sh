@@ -92,6 +92,14 @@ run_opt() {
   rm -f "$dir/mirage-opt.log"
 }
 
+# mirage-superoptimize-to-ptx on INPUT: PTX, manifests and the search
+# report in DIR, the winner's IR in DIR/searched.mlir.
+# Usage: search_to_ptx LABEL DIR INPUT
+search_to_ptx() {
+  run_opt "$1" "$2" "$3" -o "$2/searched.mlir" \
+    --pass-pipeline="builtin.module(mirage-superoptimize-to-ptx{chip=$CHIP output-dir=$2 cache=off time-budget=$SEARCH_BUDGET progress=false report=$2/search-report.json $SEARCH_OPTIONS})"
+}
+
 # Prints the module that holds kernel graph NAME of FILE alone: the graph op
 # (up to the brace that closes its region) in a function with the arguments
 # of FILE's function, returning the graph's result.
@@ -202,8 +210,7 @@ for w in $WORKLOADS; do
   fi
   rm -f "$sdir/extract.log"
   log "$w/searched: mirage-superoptimize-to-ptx{chip=$CHIP time-budget=$SEARCH_BUDGET} on ${w}_ref"
-  if ! run_opt "$w/searched" "$sdir" "$sdir/input.mlir" -o "$sdir/searched.mlir" \
-       --pass-pipeline="builtin.module(mirage-superoptimize-to-ptx{chip=$CHIP output-dir=$sdir cache=off time-budget=$SEARCH_BUDGET progress=false report=$sdir/search-report.json $SEARCH_OPTIONS})"; then
+  if ! search_to_ptx "$w/searched" "$sdir" "$sdir/input.mlir"; then
     failed+=("$w/searched")
     continue
   fi
@@ -239,8 +246,7 @@ for entry in $MODELS; do
   dir=$OUT/models/$m
   mkdir -p "$dir"
   log "models/$m: mirage-superoptimize-to-ptx{chip=$CHIP time-budget=$SEARCH_BUDGET}"
-  if ! run_opt "models/$m" "$dir" "$ROOT/bench/models/$layer.mlir" -o "$dir/searched.mlir" \
-       --pass-pipeline="builtin.module(mirage-superoptimize-to-ptx{chip=$CHIP output-dir=$dir cache=off time-budget=$SEARCH_BUDGET progress=false report=$dir/search-report.json $SEARCH_OPTIONS})"; then
+  if ! search_to_ptx "models/$m" "$dir" "$ROOT/bench/models/$layer.mlir"; then
     failed+=("models/$m")
     continue
   fi

@@ -99,6 +99,26 @@ fused_run() { # W KIND CAND REF
   [ "$rc" = 0 ] || log "$w: $kind run exited $rc: $(grep -m1 -E 'FAILED|mirage-run:' "$RESULTS/$w.$kind.log" || true)"
 }
 
+# Times graph REF alone into results/<w>.unfused.*.
+unfused_run() { # W REF
+  local w=$1 ref=$2 rc=0
+  log "$w: unfused $(basename "$ref")"
+  "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
+    >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
+  [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
+}
+
+# PyTorch eager and torch.compile on REF's shapes into results/<w>.torch.*;
+# AS names the torch_workloads.py function when REF's graph is no workload's.
+torch_run() { # W REF [AS]
+  local w=$1 ref=$2 as=${3:-} rc=0
+  log "$w: PyTorch eager and torch.compile${as:+ ($as)}"
+  python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" ${as:+--as "$as"} \
+    --warmup "$WARMUP" --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
+    >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
+  [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
+}
+
 # --- DRY_RUN=1: every mirage-run command with --dry-run, no GPU. ------------
 if [ "$DRY_RUN" = 1 ]; then
   bad=0
@@ -180,21 +200,8 @@ for w in $WORKLOADS; do
     echo "missing manifest in $dir" > "$RESULTS/$w.fused.log"
   else
     fused_run "$w" fused "$best" "$ref"
-
-    log "$w: unfused $(basename "$ref")"
-    rc=0
-    "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
-      >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
-    [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
-
-    if [ "$have_torch" = 1 ]; then
-      log "$w: PyTorch eager and torch.compile"
-      rc=0
-      python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" --warmup "$WARMUP" \
-        --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
-        >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
-      [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
-    fi
+    unfused_run "$w" "$ref"
+    [ "$have_torch" = 0 ] || torch_run "$w" "$ref"
   fi
 
   # The searched winner, against the reference the search wrote beside it.
@@ -229,18 +236,9 @@ for m in $MODELS; do
   else
     fused_run "$w" searched "$win" "$ref"
   fi
-  log "$w: unfused $(basename "$ref")"
-  rc=0
-  "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
-    >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
-  [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
+  unfused_run "$w" "$ref"
   if [ "$have_torch" = 1 ] && [ -f "$dir/torch" ]; then
-    log "$w: PyTorch eager and torch.compile ($(cat "$dir/torch"))"
-    rc=0
-    python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" --as "$(cat "$dir/torch")" \
-      --warmup "$WARMUP" --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
-      >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
-    [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
+    torch_run "$w" "$ref" "$(cat "$dir/torch")"
   fi
   nwin=$(manifest "$dir/notail" graph0_opt)
   nref=$(manifest "$dir/notail" graph0)

@@ -59,11 +59,11 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
     return isa<StringAttr>(value)
                ? success()
                : op->emitError("'") << name << "' must be a string";
+  auto pow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
   if (name == ReductionTreeAttrHelper::getNameStr()) {
     // [id, half, lanes, outputs]: half a power of two below lanes, a power
     // of two; the id names the tree within its kernel.
     auto v = dyn_cast<DenseI64ArrayAttr>(value);
-    auto pow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
     if (!v || v.size() != 4 || v[0] < 0 || !pow2(v[1]) || !pow2(v[2]) ||
         v[1] >= v[2] || v[3] <= 0)
       return op->emitError("'") << name
@@ -83,8 +83,8 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
   if (name == ReductionFoldAttrHelper::getNameStr()) {
     // [id, lanes, outputs]: lanes a power of two above 1.
     auto v = dyn_cast<DenseI64ArrayAttr>(value);
-    if (!v || v.size() != 3 || v[0] < 0 || v[1] < 2 ||
-        (v[1] & (v[1] - 1)) != 0 || v[2] <= 0)
+    if (!v || v.size() != 3 || v[0] < 0 || v[1] < 2 || !pow2(v[1]) ||
+        v[2] <= 0)
       return op->emitError("'") << name
                                 << "' must be array<i64: id, lanes, outputs> "
                                    "with lanes a power of two above 1 and "
