@@ -38,6 +38,7 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
   s.stage.resize(numOps);
   s.matmulInto.assign(numOps, -1);
   s.buffered.assign(numValues, false);
+  s.beforeLoop.assign(numOps, false);
   s.storage.resize(numValues);
   for (size_t v = 0; v < numValues; ++v)
     s.storage[v] = block.values[v].type;
@@ -81,7 +82,23 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
     // stages drop: the plan would count bytes the kernel never allocates).
     if (op.kind == OpKind::RunningMax && users[op.results[0]].empty())
       s.buffered[op.results[0]] = false;
-    if (op.kind == OpKind::Matmul && s.stage[i] == BlockStage::InLoop) {
+    // Before the loop (LoopInvariantOps.md): the operands' producers come
+    // earlier in program order, so one pass decides.
+    if (block.forloopRange > 1) {
+      if (op.kind == OpKind::InputIterator) {
+        s.beforeLoop[i] = op.fmap < 0;
+      } else if (s.stage[i] == BlockStage::InLoop &&
+                 op.kind != OpKind::RunningMax) {
+        bool invariant = !op.operands.empty();
+        for (int32_t v : op.operands) {
+          int32_t d = block.values[v].def;
+          invariant = invariant && d >= 0 && s.beforeLoop[d];
+        }
+        s.beforeLoop[i] = invariant;
+      }
+    }
+    if (op.kind == OpKind::Matmul && s.stage[i] == BlockStage::InLoop &&
+        !s.beforeLoop[i]) {
       int32_t r = op.results[0];
       if (users[r].size() == 1) {
         const UOp &u = block.ops[users[r][0]];
@@ -94,4 +111,11 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
     }
   }
   return s;
+}
+
+int64_t mirage::timesRun(const UGraph &block, const BlockSchedule &sched,
+                         size_t op) {
+  return runsInLoop(sched.stage[op]) && !sched.beforeLoop[op]
+             ? block.forloopRange
+             : 1;
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/CostModel.h"
+#include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/TailCombine.h"
 #include "Mirage/Semantics/TileCopy.h"
 
@@ -21,17 +22,14 @@ static double elems(const UValue &v) {
   return static_cast<double>(numElements(v.shape));
 }
 
-/// FLOPs of a graph-defined kernel with block graph `b`: in-loop ops and
-/// accumulators once per iteration, the rest once, in every block.
-static double blockGraphFlops(const UGraph &b) {
+/// FLOPs of a graph-defined kernel with block graph `b` scheduled as
+/// `sched`: each op as many times as it runs per block (timesRun: in-loop
+/// ops and accumulators once per iteration, the rest once), in every block.
+static double blockGraphFlops(const UGraph &b, const BlockSchedule &sched) {
   double perBlock = 0;
-  for (const UOp &bo : b.ops) {
-    double f = opFlops(b, bo);
-    bool inLoop = bo.kind == OpKind::Accum ||
-                  (!bo.results.empty() &&
-                   b.values[bo.results.front()].phase == Phase::InLoop);
-    perBlock += inLoop ? f * static_cast<double>(b.forloopRange) : f;
-  }
+  for (size_t i = 0; i < b.ops.size(); ++i)
+    perBlock += opFlops(b, b.ops[i]) *
+                static_cast<double>(timesRun(b, sched, i));
   return perBlock * static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
 }
 
@@ -79,7 +77,7 @@ double mirage::opFlops(const UGraph &g, const UOp &op) {
   case OpKind::Custom:
     if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size()))
       return 0;
-    return blockGraphFlops(g.bodies[op.body]);
+    return blockGraphFlops(g.bodies[op.body], scheduleBlock(g.bodies[op.body]));
   case OpKind::Concat:
   case OpKind::InputIterator:
   case OpKind::OutputSaver:
@@ -261,18 +259,16 @@ struct Estimator {
       else if (bo.kind == OpKind::OutputSaver)
         addSaverTraffic(b, bo, k, lp);
     }
+    BlockSchedule sched = scheduleBlock(b);
     for (const MatmulPlan &m : plan.matmuls) {
-      const UOp &bo = b.ops[m.op];
       ++k.matmuls;
       if (!m.tensorCores)
         continue;
       ++k.tensorCoreMatmuls;
-      k.tensorFlops += opFlops(b, bo) * blocks *
-                       (b.values[bo.results.front()].phase == Phase::InLoop
-                            ? static_cast<double>(b.forloopRange)
-                            : 1);
+      k.tensorFlops += opFlops(b, b.ops[m.op]) * blocks *
+                       static_cast<double>(timesRun(b, sched, m.op));
     }
-    k.flops = blockGraphFlops(b);
+    k.flops = blockGraphFlops(b, sched);
     k.smemBytes = plan.sharedBytes;
     k.blocksPerSM = plan.launchable ? plan.residentBlocksPerSM : 0;
     k.fits = plan.launchable;

@@ -164,7 +164,9 @@ CopyPlan planCopy(const UGraph &g, const BlockSchedule &sched, int32_t opIndex,
   int64_t n = numElements(shape) / vec;
   CopyPlan c;
   c.op = opIndex;
-  c.inLoop = op.fmap >= 0 && g.forloopRange > 1;
+  // Copied in every iteration unless the schedule runs it before the loop
+  // (fmap -1: LoopInvariantOps.md) or there is no loop.
+  c.inLoop = g.forloopRange > 1 && !sched.beforeLoop[opIndex];
   c.bytes = numElements(shape) * elemTypeBytes(src);
   c.vectorBytes = vec * elemBytes;
   c.copiesPerThread = llvm::divideCeil(n, threads);
@@ -307,10 +309,9 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       r->op = static_cast<int32_t>(i);
       r->lanes = reductionLanes(r->outputs, r->chunks, plan.threads);
       int64_t steps = serialSteps(block, op, *r, plan.threads);
-      // Per iteration in the loop (an accumulator combines in every one).
-      bool inLoop = sched.stage[i] == BlockStage::InLoop ||
-                    sched.stage[i] == BlockStage::Accumulate;
-      plan.serialSteps += inLoop ? steps * loop : steps;
+      // Per iteration in the loop (an accumulator combines in every one),
+      // once before or after it.
+      plan.serialSteps += steps * timesRun(block, sched, i);
       if (r->lanes > 1) {
         TilePlan t;
         t.scratchFor = r->op;

@@ -50,7 +50,10 @@ using namespace mirage;
 
 namespace {
 
-enum class Ph { InLoop, AfterLoop, Saved, Mixed };
+// BeforeLoop: an in-loop op the schedule runs once, before the loop
+// (LoopInvariantOps.md); grouping it with the loop's ops would run it in
+// every iteration again.
+enum class Ph { BeforeLoop, InLoop, AfterLoop, Saved, Mixed };
 
 bool isCandidate(Operation *op) {
   return isa<block::UnaryOp, block::BinaryOp, block::ThreadGraphOp>(op);
@@ -80,14 +83,15 @@ struct Grouper {
   /// Phases from the one rule (BlockSchedule.h), read off the imported
   /// block graph, whose ops are the body's ops in order.
   void computePhases(const UGraph &graph) {
-    auto it = graph.ops.begin();
+    BlockSchedule sched = scheduleBlock(graph);
+    size_t i = 0;
     for (Operation &op : body.without_terminator()) {
       Ph p = Ph::Mixed;
-      if (it != graph.ops.end()) {
-        switch (blockStage(graph, *it)) {
+      if (i < graph.ops.size()) {
+        switch (sched.stage[i]) {
         case BlockStage::Iterator:
         case BlockStage::InLoop:
-          p = Ph::InLoop;
+          p = sched.beforeLoop[i] ? Ph::BeforeLoop : Ph::InLoop;
           break;
         case BlockStage::Accumulate:
         case BlockStage::AfterLoop:
@@ -97,7 +101,7 @@ struct Grouper {
           p = Ph::Saved;
           break;
         }
-        ++it;
+        ++i;
       }
       phase[&op] = p;
     }
@@ -160,7 +164,7 @@ struct Grouper {
     for (Operation &op : body)
       if (isCandidate(&op)) {
         Ph p = phase[&op];
-        if (p != Ph::InLoop && p != Ph::AfterLoop)
+        if (p != Ph::BeforeLoop && p != Ph::InLoop && p != Ph::AfterLoop)
           continue;
         index[&op] = ops.size();
         ops.push_back(&op);

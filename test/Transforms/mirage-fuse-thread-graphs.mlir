@@ -71,6 +71,40 @@ func.func @in_loop_chain(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4
 
 // -----
 
+// Before the loop (LoopInvariantOps.md): exp and the scaling of Y's
+// loop-invariant tile (fmap -1) run once, before the loop, and fuse with
+// each other; the add of X's in-loop tile runs in every iteration and stays
+// apart, so the fused pair is not pulled back into the loop.
+// CHECK-LABEL: func.func @before_loop_chain
+// CHECK: %[[XT:.*]] = mirage_block.input_iterator %{{.*}} fmap = 1
+// CHECK: %[[YT:.*]] = mirage_block.input_iterator %{{.*}} fmap = -1
+// CHECK: %[[TG:.*]] = mirage_block.thread_graph(%[[YT]]) : (tensor<16x32xf32>) -> tensor<16x32xf32> {
+// CHECK-NEXT: ^bb0(%[[Y:.*]]: f32):
+// CHECK-NEXT: %[[E:.*]] = mirage_thread.unary exp %[[Y]] : f32
+// CHECK-NEXT: %[[S:.*]] = mirage_thread.unary mul_scalar %[[E]] scalar(5.000000e-01) : f32
+// CHECK-NEXT: mirage_thread.yield %[[S]] : f32
+// CHECK: mirage_block.binary add %[[XT]], %[[TG]]
+func.func @before_loop_chain(%x: tensor<16x64xf32>, %y: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %g = mirage_kernel.graph "g" (%x, %y) : (tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<16x32xf32> {
+  ^bb0(%a: tensor<16x64xf32>, %b: tensor<16x32xf32>):
+    %k = mirage_kernel.custom (%a, %b) grid = [1, 1, 1] forloop = 2 : (tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<16x32xf32> {
+    ^bb0(%X: tensor<16x64xf32>, %Y: tensor<16x32xf32>):
+      %xt = mirage_block.input_iterator %X imap = [-1, -1, -1] fmap = 1 : tensor<16x64xf32> -> tensor<16x32xf32>
+      %yt = mirage_block.input_iterator %Y imap = [-1, -1, -1] fmap = -1 : tensor<16x32xf32> -> tensor<16x32xf32>
+      %e = mirage_block.unary exp %yt : tensor<16x32xf32>
+      %h = mirage_block.unary mul_scalar %e scalar(5.000000e-01) : tensor<16x32xf32>
+      %t = mirage_block.binary add %xt, %h : tensor<16x32xf32>, tensor<16x32xf32> -> tensor<16x32xf32>
+      %acc = mirage_block.accum sum %t : tensor<16x32xf32> -> tensor<16x32xf32>
+      %o = mirage_block.output_saver %acc omap = [-1, -1, -1] : tensor<16x32xf32> -> tensor<16x32xf32>
+      mirage_block.yield %o : tensor<16x32xf32>
+    }
+    mirage_kernel.yield %k : tensor<16x32xf32>
+  }
+  return %g : tensor<16x32xf32>
+}
+
+// -----
+
 // %q is used inside the group (silu) and outside it (a saver): it becomes a
 // second result of the thread graph.
 // CHECK-LABEL: func.func @extra_result

@@ -11,6 +11,10 @@
 //   after the loop:     Accumulate (finish), AfterLoop and Save ops,
 //                       in program order
 //
+// The schedule also says which in-loop ops compute the same tile in every
+// iteration and so run once, before the loop (beforeLoop,
+// docs/Rationale/LoopInvariantOps.md); values are the same either way.
+//
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_SEMANTICS_BLOCKSCHEDULE_H
 #define MIRAGE_SEMANTICS_BLOCKSCHEDULE_H
@@ -65,9 +69,21 @@ struct BlockSchedule {
   /// device tensors, saver results, matmul products fused into an
   /// accumulator, and a running max's prev that no op reads.
   std::vector<bool> buffered;
+  /// Per op: whether it runs once, before the for-loop (of more than one
+  /// iteration), although its stage is in the loop: an input iterator of
+  /// fmap -1, or a stateless operator (not running_max) all of whose
+  /// operands are before the loop. Its tile is the same in every iteration;
+  /// such a matmul keeps its product tile (no matmulInto).
+  std::vector<bool> beforeLoop;
 };
 
 BlockSchedule scheduleBlock(const UGraph &block);
+
+/// How many times op `op` of `block` runs per block under `sched`: the
+/// for-loop range for iterators, in-loop operators and accumulators (an
+/// accumulator combines in every iteration) that are not before the loop,
+/// once otherwise.
+int64_t timesRun(const UGraph &block, const BlockSchedule &sched, size_t op);
 
 /// The element type sums of `t` are kept in (f32, or f64 for f64).
 inline ElemType sumType(ElemType t) {

@@ -363,7 +363,8 @@ private:
   /// result has no other reader, and the accumulator is a plain sum (adds
   /// its operand as is and finishes nothing).
   std::vector<int> fusedMatmulAccums(const UGraph &b,
-                                     llvm::ArrayRef<BlockStage> stages) const {
+                                     const BlockSchedule &sched) const {
+    llvm::ArrayRef<BlockStage> stages = sched.stage;
     std::vector<int> into(b.ops.size(), -1);
     if constexpr (detail::HasDotPartials<Sem>::value) {
       std::vector<int> readers(b.values.size(), 0);
@@ -386,8 +387,10 @@ private:
           continue;
         int32_t v = acc.operands[0];
         int m = producer[v];
+        // A matmul before the loop runs once (its product is added in
+        // every iteration from its tile).
         if (m < 0 || readers[v] != 1 || stages[m] != BlockStage::InLoop ||
-            b.ops[m].kind != OpKind::Matmul)
+            sched.beforeLoop[m] || b.ops[m].kind != OpKind::Matmul)
           continue;
         into[m] = i;
       }
@@ -404,12 +407,12 @@ private:
       at[v] = &vals[v];
     // Accumulator state, indexed by op; valid once the first iteration ran.
     std::vector<std::optional<T>> acc(b.ops.size());
-    // The stages come from the one phase rule (BlockSchedule.h).
-    llvm::SmallVector<BlockStage, 16> stages;
-    for (const UOp &op : b.ops)
-      stages.push_back(blockStage(b, op));
+    // The stages come from the one phase rule (BlockSchedule.h); ops
+    // before the loop run in the first iteration only.
+    BlockSchedule sched = scheduleBlock(b);
+    llvm::ArrayRef<BlockStage> stages = sched.stage;
     // Matmuls summed straight into their accumulator's exact partial sums.
-    std::vector<int> fusedInto = fusedMatmulAccums(b, stages);
+    std::vector<int> fusedInto = fusedMatmulAccums(b, sched);
     std::vector<char> fusedAccum(b.ops.size(), 0);
     for (int a : fusedInto)
       if (a >= 0)
@@ -419,6 +422,8 @@ private:
     for (int64_t it = 0; it < b.forloopRange; ++it) {
       for (size_t i = 0; i < b.ops.size(); ++i) {
         const UOp &op = b.ops[i];
+        if (it > 0 && sched.beforeLoop[i])
+          continue;
         switch (stages[i]) {
         case BlockStage::Iterator: {
           int inputPos = 0;

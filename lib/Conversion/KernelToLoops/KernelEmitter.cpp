@@ -1,7 +1,8 @@
 //===- KernelEmitter.cpp - One kernel function per block graph ------------===//
 //
 // The driver over the stages of BlockSchedule.h: tiles are allocated in
-// workgroup memory, accumulators start before the for-loop, the loop body
+// workgroup memory, accumulators start before the for-loop, loop-invariant
+// tiles are loaded and the operators over them run before it, the loop body
 // runs iterators, in-loop ops and accumulator combines in program order, and
 // after the loop accumulators finish, after-loop ops run and savers write,
 // again in program order — the order the evaluator runs.
@@ -109,6 +110,11 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
   for (size_t i = 0; i < block.ops.size() && ok; ++i)
     if (once(i))
       ok = em.emitGroupedIterator(block.ops[i], 1, 0);
+  // Operators over those tiles alone run once too (the schedule's
+  // beforeLoop, LoopInvariantOps.md), before the pipeline's prologue.
+  for (size_t i = 0; i < block.ops.size() && ok; ++i)
+    if (sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop)
+      ok = emitOperator(em, block.ops[i], -1);
 
   // Pipelined copies (the plan's stages > 1): iteration j's tiles go to
   // buffer j mod S. Before the loop, iterations 0 .. S-2 are copied (one
@@ -163,7 +169,8 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
         ok = em.emitGroupedIterator(op, 1, 0);
       break;
     case BlockStage::InLoop:
-      ok = emitOperator(em, op, sched.matmulInto[i]);
+      if (!sched.beforeLoop[i])
+        ok = emitOperator(em, op, sched.matmulInto[i]);
       break;
     case BlockStage::Accumulate:
       ok = fusedAccum[i] || em.emitAccumCombine(op);
