@@ -34,6 +34,7 @@ namespace mirage {
 /// ignores them (docs/Rationale/LaunchPlan.md, "Pipelines").
 using kernel::kPrefetchStagesAttr;
 using kernel::kPrefetchGroupAttr;
+using kernel::kPrefetchWaitAttr;
 
 /// Attribute of a loop-level kernel function: the blocks per SM its launch
 /// plan promises (KernelPlan::minBlocksPerSM), which the GPU path passes to

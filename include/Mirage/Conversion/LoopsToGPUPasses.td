@@ -160,7 +160,11 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
     `cp.async`; the copies the loop IR marks as a pipeline
     (`mirage_kernel.prefetch_stages`, `mirage_kernel.prefetch_group`: the launch plan's
     stages) become one commit group per stage, waited for with
-    `cp.async.wait_group stages - 1` in the loop. Shared tiles read by
+    `cp.async.wait_group stages - 1` in the loop. A group whose copies carry
+    `mirage_kernel.prefetch_wait = n` is committed with
+    `cp.async.wait_group n` and a barrier right after its copies (the
+    prologue's last group, when operators before the loop read the first
+    group's tiles: docs/Rationale/LoopInvariantOps.md). Shared tiles read by
     `ldmatrix` are XOR-swizzled.
 
     Example:

@@ -55,10 +55,17 @@ struct BlockEmitter {
   std::string error;
   /// Per reduction op with several lanes per output: its scratch tile.
   llvm::DenseMap<int32_t, mlir::Value> scratch;
-  /// While emitting a pipelined copy: (stages, group). Its copies carry
-  /// them (kPrefetchStagesAttr, kPrefetchGroupAttr) for the GPU stage that
-  /// turns them into one cp.async group per iteration.
-  std::optional<std::pair<int64_t, int64_t>> prefetch;
+  /// A pipelined copy's group: its copies carry it (kPrefetchStagesAttr,
+  /// kPrefetchGroupAttr, kPrefetchWaitAttr) for the GPU stage that turns
+  /// them into one cp.async group per iteration.
+  struct PrefetchGroup {
+    int64_t stages, group;
+    /// Groups left pending when this one is committed, if not the
+    /// pipeline's rule.
+    std::optional<int64_t> wait;
+  };
+  /// While emitting a grouped copy: its group.
+  std::optional<PrefetchGroup> prefetch;
 
   BlockEmitter(mlir::OpBuilder &b, mlir::Location loc, const UGraph &g,
                const BlockSchedule &sched, const KernelPlan &plan)
@@ -68,8 +75,10 @@ struct BlockEmitter {
   // Stages (one call per op, in program order).
   bool emitIterator(const UOp &op);
   /// emitIterator with its copies in cp.async group `group` of a pipeline
-  /// of `stages` (kPrefetchStagesAttr).
-  bool emitGroupedIterator(const UOp &op, int64_t stages, int64_t group);
+  /// of `stages` (kPrefetchStagesAttr), committed with a wait for all but
+  /// `wait` groups if given (kPrefetchWaitAttr).
+  bool emitGroupedIterator(const UOp &op, int64_t stages, int64_t group,
+                           std::optional<int64_t> wait = std::nullopt);
   bool emitSaver(const UOp &op);
   bool emitElementwise(const UOp &op);
   bool emitReduce(const UOp &op);

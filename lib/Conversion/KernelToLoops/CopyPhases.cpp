@@ -86,8 +86,13 @@ void copyBox(BlockEmitter &em, Value src, ArrayRef<AffineExpr> srcOff,
     auto mark = [&](Operation *copy) {
       if (!em.prefetch)
         return;
-      copy->setAttr(kPrefetchStagesAttr, ob.getI64IntegerAttr(em.prefetch->first));
-      copy->setAttr(kPrefetchGroupAttr, ob.getI64IntegerAttr(em.prefetch->second));
+      copy->setAttr(kPrefetchStagesAttr,
+                    ob.getI64IntegerAttr(em.prefetch->stages));
+      copy->setAttr(kPrefetchGroupAttr,
+                    ob.getI64IntegerAttr(em.prefetch->group));
+      if (em.prefetch->wait)
+        copy->setAttr(kPrefetchWaitAttr,
+                      ob.getI64IntegerAttr(*em.prefetch->wait));
     };
     if (vec == 1) {
       Value x = memref::LoadOp::create(ob, em.loc, src, si);
@@ -129,8 +134,9 @@ bool BlockEmitter::emitIterator(const UOp &op) {
 }
 
 bool BlockEmitter::emitGroupedIterator(const UOp &op, int64_t stages,
-                                       int64_t group) {
-  prefetch = {stages, group};
+                                       int64_t group,
+                                       std::optional<int64_t> wait) {
+  prefetch = PrefetchGroup{stages, group, wait};
   bool ok = emitIterator(op);
   prefetch.reset();
   return ok;

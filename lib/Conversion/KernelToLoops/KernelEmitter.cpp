@@ -106,15 +106,19 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
       ok = em.emitAccumStart(block.ops[i]);
 
   // Tiles fetched once (loop-invariant, or no loop) are fetched before the
-  // loop, one group for all of them (a single round trip).
+  // loop, one group for all of them (a single round trip); with a pipeline
+  // they join its first group, so that they arrive with iteration 0's.
+  const int64_t stages = plan.stages, range = block.forloopRange;
   for (size_t i = 0; i < block.ops.size() && ok; ++i)
     if (once(i))
-      ok = em.emitGroupedIterator(block.ops[i], 1, 0);
-  // Operators over those tiles alone run once too (the schedule's
-  // beforeLoop, LoopInvariantOps.md), before the pipeline's prologue.
-  for (size_t i = 0; i < block.ops.size() && ok; ++i)
-    if (sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop)
-      ok = emitOperator(em, block.ops[i], -1);
+      ok = em.emitGroupedIterator(block.ops[i], stages, 0);
+  // Operators over those tiles alone (the schedule's beforeLoop,
+  // LoopInvariantOps.md) run after the pipeline's prologue is issued. They
+  // read the first group's tiles: the prologue's last group waits for all
+  // but itself and the ones between (S - 2 pending) before they run.
+  bool hoisted = false;
+  for (size_t i = 0; i < block.ops.size(); ++i)
+    hoisted |= sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop;
 
   // Pipelined copies (the plan's stages > 1): iteration j's tiles go to
   // buffer j mod S. Before the loop, iterations 0 .. S-2 are copied (one
@@ -123,8 +127,8 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
   // the final S - 1 iterations, into a buffer no later iteration reads, so
   // that every iteration commits exactly one group (the GPU stage waits
   // with wait_group S - 1; docs/Rationale/LaunchPlan.md).
-  const int64_t stages = plan.stages, range = block.forloopRange;
-  auto prefetch = [&](Value iteration, Value slot, int64_t group) {
+  auto prefetch = [&](Value iteration, Value slot, int64_t group,
+                      std::optional<int64_t> wait = std::nullopt) {
     for (size_t i = 0; i < block.ops.size() && ok; ++i) {
       if (!prefetched(i))
         continue;
@@ -132,13 +136,18 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
       em.mem[tile] = em.stageView(b, stageBuffers.lookup(tile), slot);
       Value saved = em.iter;
       em.iter = iteration;
-      ok = em.emitGroupedIterator(block.ops[i], stages, group);
+      ok = em.emitGroupedIterator(block.ops[i], stages, group, wait);
       em.iter = saved;
     }
   };
   if (ok && stages > 1)
     for (int64_t s = 0; s + 1 < stages; ++s)
-      prefetch(em.index(b, std::min(s, range - 1)), em.index(b, s), s);
+      prefetch(em.index(b, std::min(s, range - 1)), em.index(b, s), s,
+               hoisted && s + 2 == stages ? std::optional<int64_t>(s)
+                                          : std::nullopt);
+  for (size_t i = 0; i < block.ops.size() && ok; ++i)
+    if (sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop)
+      ok = emitOperator(em, block.ops[i], -1);
 
   // The for-loop (a single iteration needs no loop).
   std::optional<OpBuilder::InsertionGuard> guard;

@@ -109,7 +109,10 @@ Operation *phaseOf(Operation *op) {
 /// thread, before the barrier that ends its last phase, and group S-1 waits
 /// with wait_group S-1 there — so the copies of iteration i are complete
 /// and visible (after the barrier) while those of the next S-1 iterations
-/// stay in flight (S = 1: all of them complete, one round trip).
+/// stay in flight (S = 1: all of them complete, one round trip). A group
+/// whose copies carry kPrefetchWaitAttr waits with that depth instead: the
+/// prologue's last group, when operators before the loop read tiles of the
+/// first group (LoopInvariantOps.md).
 LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
   IRRewriter rewriter(kernel.getContext());
   SmallVector<Operation *> marked;
@@ -138,10 +141,13 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
       rewriter.eraseOp(r);
     op = cp;
   }
-  // (block, group) -> (stages, phases of its copies)
-  std::map<std::pair<Block *, int64_t>,
-           std::pair<int64_t, SmallVector<Operation *>>>
-      groups;
+  // (block, group) -> its stages, explicit wait and copies' phases
+  struct Group {
+    int64_t stages = 1;
+    std::optional<int64_t> wait;
+    SmallVector<Operation *> phases;
+  };
+  std::map<std::pair<Block *, int64_t>, Group> groups;
   for (Operation *op : marked) {
     int64_t stages =
         cast<IntegerAttr>(op->getAttr(mirage::kPrefetchStagesAttr)).getInt();
@@ -151,25 +157,50 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     if (!phase)
       return op->emitError("pipelined copy without a barrier after its "
                            "phase (run the GPU mapping first)");
-    auto &entry = groups[{phase->getBlock(), group}];
-    entry.first = stages;
-    entry.second.push_back(phase);
+    Group &entry = groups[{phase->getBlock(), group}];
+    if (!entry.phases.empty() && entry.stages != stages)
+      return op->emitError("copies of one group with different pipeline "
+                           "depths");
+    entry.stages = stages;
+    if (auto w = op->getAttrOfType<IntegerAttr>(mirage::kPrefetchWaitAttr))
+      entry.wait = entry.wait ? std::min(*entry.wait, w.getInt()) : w.getInt();
+    entry.phases.push_back(phase);
   }
   for (auto &[key, entry] : groups) {
     int64_t group = key.second;
-    auto &[stages, phases] = entry;
+    const int64_t stages = entry.stages;
+    SmallVector<Operation *> &phases = entry.phases;
     Operation *last = phases.front();
     for (Operation *p : phases)
       if (last->isBeforeInBlock(p))
         last = p;
+    // The pipeline's rule: group S-1 (each iteration's) leaves S-1 pending;
+    // a copy may ask for its own (kPrefetchWaitAttr).
+    std::optional<int64_t> wait = entry.wait;
+    if (!wait && group == stages - 1)
+      wait = stages - 1;
     Operation *barrier = last->getNextNode();
-    while (!isa<gpu::BarrierOp>(barrier))
-      barrier = barrier->getNextNode();
+    if (entry.wait) {
+      // An explicit wait is for tiles of an earlier group, whose readers
+      // may follow at once: the barrier that ordered them after their
+      // copies came before this group's (gpu-eliminate-barriers may have
+      // dropped the one after this phase). So the wait and a barrier go
+      // right after the phase.
+      if (!isa<gpu::BarrierOp>(barrier)) {
+        rewriter.setInsertionPointAfter(last);
+        barrier = gpu::BarrierOp::create(rewriter, last->getLoc());
+      }
+    } else {
+      // The first barrier after the phase precedes every reader of these
+      // tiles (it orders them after the copies).
+      while (!isa<gpu::BarrierOp>(barrier))
+        barrier = barrier->getNextNode();
+    }
     rewriter.setInsertionPoint(barrier);
     NVVM::CpAsyncCommitGroupOp::create(rewriter, barrier->getLoc());
-    if (group == stages - 1)
+    if (wait)
       NVVM::CpAsyncWaitGroupOp::create(rewriter, barrier->getLoc(),
-                                       static_cast<uint32_t>(stages - 1));
+                                       static_cast<uint32_t>(*wait));
   }
   return success();
 }

@@ -144,3 +144,16 @@ func.func @finish_no_outputs() {
   } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_finish = array<i64: 0, 0>}
   return
 }
+
+// -----
+
+// A pipeline group's explicit wait (LoopInvariantOps.md): groups left
+// pending when it is committed, at least 0.
+func.func @negative_wait(%src: memref<16xf16>, %dst: memref<16xf16, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f16
+  %v = vector.transfer_read %src[%c0], %pad {in_bounds = [true]} : memref<16xf16>, vector<8xf16>
+  // expected-error @+1 {{'mirage_kernel.prefetch_wait' must be an integer of at least 0}}
+  vector.transfer_write %v, %dst[%c0] {in_bounds = [true], mirage_kernel.prefetch_group = 2 : i64, mirage_kernel.prefetch_stages = 4 : i64, mirage_kernel.prefetch_wait = -1 : i64} : vector<8xf16>, memref<16xf16, #gpu.address_space<workgroup>>
+  return
+}

@@ -11,14 +11,21 @@
 // RUN: mirage-opt %s --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=LOOPS
 // RUN: mirage-opt %s --mirage-fuse-thread-graphs -o - | FileCheck %s --check-prefix=FUSE
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | mirage-opt --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_90 stop-after=copies}))' -o - | FileCheck %s --check-prefix=COPIES
 // RUN: %if ptxas %{ rm -rf %t && mirage-opt %s --mirage-kernels-to-ptx="chip=sm_90 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=PTX --input-file=%t/graph0_opt.sm_90.ptx %}
 
 // VERIFY: remark: graph 'graph0_opt' is equivalent to reference 'graph0'
 // CPU: remark: graph 'graph0_opt' on the CPU matches the evaluator
 
 // LOOPS-LABEL: func.func @graph0_opt_k0(
-// Q's tile: one copy group before the loop.
-// LOOPS: mirage_kernel.prefetch_group = 0 : i64, mirage_kernel.prefetch_stages = 1 : i64
+// Q's tile joins the first group of K's pipeline (4 stages); the
+// prologue's last group (2) waits for all but itself and group 1, so that
+// group 0, and Q with it, is complete before the operators over Q run.
+// LOOPS: mirage_kernel.prefetch_group = 0 : i64, mirage_kernel.prefetch_stages = 4 : i64
+// LOOPS: mirage_kernel.prefetch_group = 0 : i64, mirage_kernel.prefetch_stages = 4 : i64
+// LOOPS: mirage_kernel.prefetch_group = 1 : i64, mirage_kernel.prefetch_stages = 4 : i64
+// LOOPS-NOT: prefetch_wait
+// LOOPS: mirage_kernel.prefetch_group = 2 : i64, mirage_kernel.prefetch_stages = 4 : i64, mirage_kernel.prefetch_wait = 2 : i64
 // rms_norm(Q): its squares, the row tree, 1/rms, then the scaling by
 // 0.125, all before the loop.
 // LOOPS: mirage_kernel.reduction_fold
@@ -26,8 +33,7 @@
 // LOOPS: math.sqrt
 // LOOPS: mirage_kernel.reduction_finish
 // LOOPS: arith.constant 1.250000e-01
-// The prologue of K's pipeline (iterations 0-2), then the loop of 4.
-// LOOPS: mirage_kernel.prefetch_group = 2 : i64, mirage_kernel.prefetch_stages = 4 : i64
+// Then the loop of 4.
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %c4 step
 // LOOPS-NOT: mirage_kernel.reduction_
 // LOOPS-NOT: math.sqrt
@@ -42,12 +48,32 @@
 // LOOPS-NOT: arith.constant 1.250000e-01
 // LOOPS: } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
 
+// On the GPU path the copies become cp.async groups: three for the
+// prologue, the third committed with a wait for all but two and a barrier
+// right after its copies, before rms_norm reads Q (even where the barrier
+// after that phase would be eliminated: it orders only K's buffers).
+// COPIES-LABEL: func.func @graph0_opt_k0(
+// COPIES: nvvm.cp.async.commit.group
+// COPIES-NOT: nvvm.cp.async.wait.group
+// COPIES: nvvm.cp.async.commit.group
+// COPIES-NOT: nvvm.cp.async.wait.group
+// COPIES: nvvm.cp.async.commit.group
+// COPIES-NEXT: nvvm.cp.async.wait.group 2
+// COPIES-NEXT: gpu.barrier
+// COPIES: math.sqrt
+// COPIES: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// COPIES: nvvm.cp.async.wait.group 3
+
 // The scaling is not fused with anything in the loop (nothing element-wise
 // is there), and stays a phase of its own before it.
 // FUSE: mirage_block.rms_norm
 // FUSE-NEXT: mirage_block.unary mul_scalar
 
 // PTX: .entry graph0_opt_k0
+// PTX: cp.async.wait_group 2;
+// PTX-NEXT: bar.sync
+// PTX: sqrt.approx.f32
+// PTX: cp.async.wait_group 3;
 
 module {
   func.func @f(%q: tensor<2x16x64xf16>, %k: tensor<2x64x256xf16>) -> tensor<2x16x64xf16> {

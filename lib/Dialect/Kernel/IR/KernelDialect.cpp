@@ -52,7 +52,8 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
     return integerAtLeast(1);
   if (name == DynamicSharedBytesAttrHelper::getNameStr() ||
       name == StaticSharedBytesAttrHelper::getNameStr() ||
-      name == PrefetchGroupAttrHelper::getNameStr())
+      name == PrefetchGroupAttrHelper::getNameStr() ||
+      name == PrefetchWaitAttrHelper::getNameStr())
     return integerAtLeast(0);
   if (name == HostGraphAttrHelper::getNameStr() ||
       name == HostReferenceAttrHelper::getNameStr())

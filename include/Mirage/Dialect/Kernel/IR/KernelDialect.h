@@ -53,6 +53,8 @@ inline constexpr llvm::StringLiteral kPrefetchStagesAttr =
     KernelDialect::PrefetchStagesAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPrefetchGroupAttr =
     KernelDialect::PrefetchGroupAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPrefetchWaitAttr =
+    KernelDialect::PrefetchWaitAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kReductionTreeAttr =
     KernelDialect::ReductionTreeAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kReductionFoldAttr =

@@ -38,6 +38,11 @@ def Kernel_Dialect : Dialect {
   //   static_shared_bytes  (func) its static .shared data
   //   prefetch_stages, prefetch_group
   //                        (copy into shared memory) the plan's pipeline
+  //   prefetch_wait        (copy into shared memory) when its group is
+  //                        committed, wait until at most this many groups
+  //                        are pending (a wait the pipeline's own rule,
+  //                        group stages-1 waits stages-1, does not give:
+  //                        LoopInvariantOps.md)
   //   host_graph, host_reference
   //                        (func) the host function of a graph's launches,
   //                        and the graph it is checked against
@@ -66,6 +71,7 @@ def Kernel_Dialect : Dialect {
     "::mlir::IntegerAttr":$static_shared_bytes,
     "::mlir::IntegerAttr":$prefetch_stages,
     "::mlir::IntegerAttr":$prefetch_group,
+    "::mlir::IntegerAttr":$prefetch_wait,
     "::mlir::StringAttr":$host_graph,
     "::mlir::StringAttr":$host_reference,
     "::mlir::DictionaryAttr":$ptx_kernels,
