@@ -187,10 +187,17 @@ mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
 /// Stage 3: cp.async for 16-byte global->shared copies and XOR swizzling of
 /// shared tiles; the pipelined copies of the loop IR (kPrefetchStagesAttr)
 /// become one cp.async group per stage with wait_group S-1 in the loop.
-/// Copies that do not fit stay synchronous; fails only on malformed
-/// pipeline marks.
+/// Copies that do not fit stay synchronous; fails on malformed pipeline
+/// marks, and when a shared tile would be read before its copies landed
+/// (verifyAsyncCopiesLand).
 mlir::LogicalResult optimizeSharedMemoryCopies(mlir::func::FuncOp kernel,
                                                bool asyncCopies, bool swizzle);
+
+/// Checks stage 3's output (AsyncCopyOrder.cpp): in program order, every
+/// read of a shared tile that one cp.async group writes comes after a
+/// cp.async.wait_group that retired the group and a barrier after it.
+/// Fails with an error on the first read that does not.
+mlir::LogicalResult verifyAsyncCopiesLand(mlir::func::FuncOp kernel);
 
 /// Where stage 4 put a kernel's workgroup buffers: bytes of static .shared
 /// data, or the dynamic shared memory its launch must request (one of them

@@ -164,7 +164,11 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
     `mirage_kernel.prefetch_wait = n` is committed with
     `cp.async.wait_group n` and a barrier right after its copies (the
     prologue's last group, when operators before the loop read the first
-    group's tiles: docs/Rationale/LoopInvariantOps.md). Shared tiles read by
+    group's tiles: docs/Rationale/LoopInvariantOps.md). A group that waits
+    does so before the first phase that reads its tiles, with a barrier
+    between, and the stage then checks that no shared tile one group writes
+    is read before that group is retired and past a barrier (an error on the
+    read otherwise: docs/Rationale/AsyncCopyOrder.md). Shared tiles read by
     `ldmatrix` are XOR-swizzled.
 
     Example:

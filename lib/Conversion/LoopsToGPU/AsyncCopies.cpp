@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -29,6 +30,7 @@
 
 #include <map>
 
+#include "SharedTiles.h"
 #include "Simplify.h"
 
 #define DEBUG_TYPE "mirage-loops-to-gpu"
@@ -106,13 +108,15 @@ Operation *phaseOf(Operation *op) {
 /// each 16-byte copy becomes a cp.async without a wait of its own; each
 /// group of copies (one per prologue stage, one per loop iteration, or the
 /// tiles a stage of S = 1 loads together) is committed once, by every
-/// thread, before the barrier that ends its last phase, and group S-1 waits
-/// with wait_group S-1 there — so the copies of iteration i are complete
-/// and visible (after the barrier) while those of the next S-1 iterations
-/// stay in flight (S = 1: all of them complete, one round trip). A group
-/// whose copies carry kPrefetchWaitAttr waits with that depth instead: the
-/// prologue's last group, when operators before the loop read tiles of the
-/// first group (LoopInvariantOps.md).
+/// thread. Group S-1 waits with wait_group S-1, before the first phase that
+/// reads its tiles and with a barrier between — so the copies of iteration
+/// i are complete and visible while those of the next S-1 iterations stay
+/// in flight (S = 1: all of them complete, one round trip); the other
+/// groups are committed right after their copies. A group whose copies
+/// carry kPrefetchWaitAttr waits with that depth right after its copies:
+/// the prologue's last group, when operators before the loop read tiles of
+/// the first group (LoopInvariantOps.md). AsyncCopyOrder.md says why before
+/// the first reader, and checks the result.
 LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
   IRRewriter rewriter(kernel.getContext());
   SmallVector<Operation *> marked;
@@ -146,6 +150,7 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     int64_t stages = 1;
     std::optional<int64_t> wait;
     SmallVector<Operation *> phases;
+    llvm::SmallSetVector<Value, 4> tiles; // the allocs its copies write
   };
   std::map<std::pair<Block *, int64_t>, Group> groups;
   for (Operation *op : marked) {
@@ -165,6 +170,17 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     if (auto w = op->getAttrOfType<IntegerAttr>(mirage::kPrefetchWaitAttr))
       entry.wait = entry.wait ? std::min(*entry.wait, w.getInt()) : w.getInt();
     entry.phases.push_back(phase);
+    // The tile written: by a cp.async, or a copy that stayed synchronous
+    // (a narrower vector, or a scalar store).
+    Value dst;
+    if (auto cp = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+      dst = cp.getDst();
+    else if (auto w = dyn_cast<vector::TransferWriteOp>(op))
+      dst = w.getBase();
+    else if (auto st = dyn_cast<memref::StoreOp>(op))
+      dst = st.getMemRef();
+    if (Value a = dst ? mirage::detail::rootAlloc(dst) : Value())
+      entry.tiles.insert(a);
   }
   for (auto &[key, entry] : groups) {
     int64_t group = key.second;
@@ -179,6 +195,13 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     std::optional<int64_t> wait = entry.wait;
     if (!wait && group == stages - 1)
       wait = stages - 1;
+    if (!wait) {
+      // The commit only closes the group: right after its copies, before a
+      // later group's copies can join it.
+      rewriter.setInsertionPointAfter(last);
+      NVVM::CpAsyncCommitGroupOp::create(rewriter, last->getLoc());
+      continue;
+    }
     Operation *barrier = last->getNextNode();
     if (entry.wait) {
       // An explicit wait is for tiles of an earlier group, whose readers
@@ -191,16 +214,37 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
         barrier = gpu::BarrierOp::create(rewriter, last->getLoc());
       }
     } else {
-      // The first barrier after the phase precedes every reader of these
-      // tiles (it orders them after the copies).
-      while (!isa<gpu::BarrierOp>(barrier))
-        barrier = barrier->getNextNode();
+      // Before the first reader of these tiles, with a barrier between:
+      // at the last barrier before it, or a new one right before it. (The
+      // first barrier after the phase is not enough: gpu-eliminate-barriers
+      // saw synchronous copies, and drops a barrier after them when the
+      // next phases touch other tiles, so it may come after the reader.)
+      // Copies of later groups issued before that point join this group,
+      // and a later group committed before it takes these copies along:
+      // either way they are retired no later than the wait says.
+      Operation *lastBarrier = nullptr, *reader = nullptr;
+      for (Operation *n = last->getNextNode(); n && !reader;
+           n = n->getNextNode()) {
+        if (isa<gpu::BarrierOp>(n))
+          lastBarrier = n;
+        else if (mirage::detail::readsAnyOf(n, entry.tiles))
+          reader = n;
+      }
+      if (reader && !lastBarrier) {
+        rewriter.setInsertionPoint(reader);
+        barrier = gpu::BarrierOp::create(rewriter, reader->getLoc());
+      } else if (lastBarrier) {
+        barrier = lastBarrier;
+      } else {
+        // No reader after it here: the block's end.
+        rewriter.setInsertionPoint(last->getBlock()->getTerminator());
+        barrier = gpu::BarrierOp::create(rewriter, last->getLoc());
+      }
     }
     rewriter.setInsertionPoint(barrier);
     NVVM::CpAsyncCommitGroupOp::create(rewriter, barrier->getLoc());
-    if (wait)
-      NVVM::CpAsyncWaitGroupOp::create(rewriter, barrier->getLoc(),
-                                       static_cast<uint32_t>(*wait));
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, barrier->getLoc(),
+                                     static_cast<uint32_t>(*wait));
   }
   return success();
 }
@@ -254,6 +298,9 @@ LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
     IRRewriter rewriter(ctx);
     nvgpu::createAsyncGroups(rewriter, kernel, /*bypassL1=*/true);
     detail::simplify(kernel);
+    // What the CPU path, with synchronous copies, cannot check.
+    if (failed(verifyAsyncCopiesLand(kernel)))
+      return failure();
   }
   if (swizzle) {
     SmallVector<memref::AllocOp> tiles;

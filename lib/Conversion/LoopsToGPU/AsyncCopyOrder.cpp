@@ -1,0 +1,150 @@
+//===- AsyncCopyOrder.cpp - Shared tiles are read only once they landed ---===//
+//
+// A cp.async copy completes at the cp.async.wait_group that retires its
+// group, and the other threads' copies are visible only after a barrier
+// that follows that wait. The CPU path runs the copies synchronously and
+// cannot see a read that comes too early, so the GPU path checks its own
+// output: walking a kernel in program order (each loop body once, each
+// conditional region as if taken), every read of a shared tile that one
+// group of copies writes must come after a wait that retired the group and
+// a barrier after it. Tiles written by several groups (a pipeline's stage
+// buffers, whose slots the loop index picks) are not tracked: the
+// pipeline's own rule orders them (LaunchPlan.md, "Pipelines").
+//
+//===----------------------------------------------------------------------===//
+#include "Mirage/Conversion/LoopsToGPU.h"
+#include "SharedTiles.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <deque>
+
+using namespace mlir;
+
+Value mirage::detail::rootAlloc(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::AllocOp>(def))
+      return v;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else
+      return {};
+  }
+  return {};
+}
+
+Value mirage::detail::readMemref(Operation *op) {
+  if (auto l = dyn_cast<memref::LoadOp>(op))
+    return l.getMemRef();
+  if (auto r = dyn_cast<vector::TransferReadOp>(op))
+    return r.getBase();
+  if (auto l = dyn_cast<vector::LoadOp>(op))
+    return l.getBase();
+  if (auto m = dyn_cast<nvgpu::LdMatrixOp>(op))
+    return m.getSrcMemref();
+  return {};
+}
+
+bool mirage::detail::readsAnyOf(Operation *op,
+                                const llvm::SmallSetVector<Value, 4> &allocs) {
+  return op
+      ->walk([&](Operation *inner) {
+        Value m = readMemref(inner);
+        Value a = m ? rootAlloc(m) : Value();
+        return a && allocs.contains(a) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+namespace {
+using mirage::detail::readMemref;
+using mirage::detail::rootAlloc;
+
+bool isCommit(Operation *op) {
+  return isa<NVVM::CpAsyncCommitGroupOp, nvgpu::DeviceAsyncCreateGroupOp>(op);
+}
+
+/// The groups a wait leaves pending, if `op` is one.
+std::optional<int64_t> waitDepth(Operation *op) {
+  if (auto w = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op))
+    return w.getN();
+  if (auto w = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op))
+    return w.getNumGroups().value_or(0);
+  return std::nullopt;
+}
+
+using Tiles = llvm::SmallSetVector<Value, 4>;
+} // namespace
+
+LogicalResult mirage::verifyAsyncCopiesLand(func::FuncOp kernel) {
+  // Pass 1: how many groups write each tile.
+  llvm::DenseMap<Value, int> groupsOf;
+  Tiles open;
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+      if (Value a = rootAlloc(c.getDst()))
+        open.insert(a);
+    } else if (isCommit(op)) {
+      for (Value a : open)
+        ++groupsOf[a];
+      open.clear();
+    }
+  });
+  auto tracked = [&](Value a) {
+    auto it = groupsOf.find(a);
+    return it != groupsOf.end() && it->second == 1;
+  };
+
+  // Pass 2: the state of each tracked tile along the program.
+  std::deque<Tiles> pending; // committed, oldest first
+  Tiles landed;              // retired by a wait, not yet past a barrier
+  open.clear();
+  WalkResult r = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+      if (Value a = rootAlloc(c.getDst()); a && tracked(a))
+        open.insert(a);
+      return WalkResult::advance();
+    }
+    if (isCommit(op)) {
+      pending.push_back(open);
+      open.clear();
+      return WalkResult::advance();
+    }
+    if (std::optional<int64_t> depth = waitDepth(op)) {
+      while (static_cast<int64_t>(pending.size()) > *depth) {
+        landed.insert(pending.front().begin(), pending.front().end());
+        pending.pop_front();
+      }
+      return WalkResult::advance();
+    }
+    if (isa<gpu::BarrierOp>(op)) {
+      landed.clear();
+      return WalkResult::advance();
+    }
+    Value m = readMemref(op);
+    Value a = m ? rootAlloc(m) : Value();
+    if (!a || !tracked(a))
+      return WalkResult::advance();
+    const char *why = nullptr;
+    if (open.contains(a))
+      why = "its cp.async copies are not yet committed";
+    else if (llvm::any_of(pending, [&](const Tiles &g) { return g.contains(a); }))
+      why = "no cp.async.wait_group has retired its copies";
+    else if (landed.contains(a))
+      why = "no barrier follows the wait that retired its copies";
+    if (!why)
+      return WalkResult::advance();
+    op->emitError("reads a shared tile before its asynchronous copies are "
+                  "complete and visible: ")
+        << why;
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}

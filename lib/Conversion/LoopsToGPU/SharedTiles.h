@@ -1,0 +1,25 @@
+//===- SharedTiles.h - Which shared tile an access touches ------*- C++ -*-===//
+//
+// Internal to LoopsToGPU (defined in AsyncCopyOrder.cpp): the async-copy
+// stage places its waits before the readers of a group's tiles, and the
+// check after it follows the same tiles.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MIRAGE_LIB_CONVERSION_LOOPSTOGPU_SHAREDTILES_H
+#define MIRAGE_LIB_CONVERSION_LOOPSTOGPU_SHAREDTILES_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mirage::detail {
+/// The memref.alloc `v` is a view of (through view-like ops), or null.
+mlir::Value rootAlloc(mlir::Value v);
+/// The memref `op` itself reads (memref.load, vector.transfer_read,
+/// vector.load, nvgpu.ldmatrix), or null.
+mlir::Value readMemref(mlir::Operation *op);
+/// Whether `op` or an op nested in it reads a view of one of `allocs`.
+bool readsAnyOf(mlir::Operation *op,
+                const llvm::SmallSetVector<mlir::Value, 4> &allocs);
+} // namespace mirage::detail
+
+#endif // MIRAGE_LIB_CONVERSION_LOOPSTOGPU_SHAREDTILES_H
