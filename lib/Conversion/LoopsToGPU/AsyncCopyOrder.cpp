@@ -7,9 +7,11 @@
 // output: walking a kernel in program order (each loop body once, each
 // conditional region as if taken), every read of a shared tile that one
 // group of copies writes must come after a wait that retired the group and
-// a barrier after it. Tiles written by several groups (a pipeline's stage
-// buffers, whose slots the loop index picks) are not tracked: the
-// pipeline's own rule orders them (LaunchPlan.md, "Pipelines").
+// a barrier after it. For tiles written by several groups (a pipeline's
+// stage buffers, whose slot the loop index picks) the walk cannot tell
+// which slot a read takes: it requires that some group of the tile was
+// retired and a barrier passed before the first read, which is what the
+// pipeline's wait before its compute gives (LaunchPlan.md, "Pipelines").
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
@@ -97,18 +99,19 @@ LogicalResult mirage::verifyAsyncCopiesLand(func::FuncOp kernel) {
       open.clear();
     }
   });
-  auto tracked = [&](Value a) {
+  auto groups = [&](Value a) {
     auto it = groupsOf.find(a);
-    return it != groupsOf.end() && it->second == 1;
+    return it == groupsOf.end() ? 0 : it->second;
   };
 
-  // Pass 2: the state of each tracked tile along the program.
+  // Pass 2: the state of each copied tile along the program.
   std::deque<Tiles> pending; // committed, oldest first
   Tiles landed;              // retired by a wait, not yet past a barrier
+  Tiles visible;             // retired and past a barrier since
   open.clear();
   WalkResult r = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-      if (Value a = rootAlloc(c.getDst()); a && tracked(a))
+      if (Value a = rootAlloc(c.getDst()); a && groups(a) > 0)
         open.insert(a);
       return WalkResult::advance();
     }
@@ -125,20 +128,32 @@ LogicalResult mirage::verifyAsyncCopiesLand(func::FuncOp kernel) {
       return WalkResult::advance();
     }
     if (isa<gpu::BarrierOp>(op)) {
+      visible.insert(landed.begin(), landed.end());
       landed.clear();
       return WalkResult::advance();
     }
     Value m = readMemref(op);
     Value a = m ? rootAlloc(m) : Value();
-    if (!a || !tracked(a))
+    if (!a || groups(a) == 0)
       return WalkResult::advance();
     const char *why = nullptr;
-    if (open.contains(a))
+    if (groups(a) > 1) {
+      // A pipeline's buffers: the slot read is one whose group a wait
+      // retired, which a walk without the loop index cannot tell; but some
+      // group of this tile must have been retired, and a barrier passed,
+      // before any read (the pipeline's wait comes before the compute).
+      if (!visible.contains(a))
+        why = landed.contains(a)
+                  ? "no barrier follows the wait that retired its copies"
+                  : "no cp.async.wait_group has retired any of its copies";
+    } else if (open.contains(a)) {
       why = "its cp.async copies are not yet committed";
-    else if (llvm::any_of(pending, [&](const Tiles &g) { return g.contains(a); }))
+    } else if (llvm::any_of(pending,
+                            [&](const Tiles &g) { return g.contains(a); })) {
       why = "no cp.async.wait_group has retired its copies";
-    else if (landed.contains(a))
+    } else if (landed.contains(a)) {
       why = "no barrier follows the wait that retired its copies";
+    }
     if (!why)
       return WalkResult::advance();
     op->emitError("reads a shared tile before its asynchronous copies are "

@@ -133,3 +133,47 @@ module {
     }
   }
 }
+
+// -----
+
+// @stage_read_in_prologue: a two-stage pipeline whose buffer (two slots of
+// one tile, written by the prologue's group and the loop's) is read before
+// the loop, where no wait has retired any of its groups: refused. (In the
+// loop the stage's wait comes before the read.)
+module {
+  builtin.module @mirage_kernels {
+    func.func @stage_read_in_prologue(%a: memref<256xf32>, %o: memref<128xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
+      %pad = arith.constant 0.000000e+00 : f32
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      scf.forall (%bx, %by, %bz) in (1, 1, 1) {
+        %S = memref.alloc() : memref<2x128xf32, #gpu.address_space<workgroup>>
+        scf.forall (%t) in (32) {
+          %i = affine.apply affine_map<(d0) -> (d0 * 4)>(%t)
+          %x = vector.transfer_read %a[%i], %pad {in_bounds = [true]} : memref<256xf32>, vector<4xf32>
+          vector.transfer_write %x, %S[%c0, %i] {in_bounds = [true], mirage_kernel.prefetch_group = 0 : i64, mirage_kernel.prefetch_stages = 2 : i64} : vector<4xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+        } {mapping = [#gpu.thread<x>]}
+        scf.forall (%t) in (128) {
+          // expected-error @+1 {{reads a shared tile before its asynchronous copies are complete and visible: no cp.async.wait_group has retired any of its copies}}
+          %v = memref.load %S[%c0, %t] : memref<2x128xf32, #gpu.address_space<workgroup>>
+          memref.store %v, %o[%t] : memref<128xf32>
+        } {mapping = [#gpu.thread<x>]}
+        scf.for %it = %c0 to %c2 step %c1 {
+          %slot = affine.apply affine_map<(d0) -> ((d0 + 1) mod 2)>(%it)
+          scf.forall (%t) in (32) {
+            %i = affine.apply affine_map<(d0) -> (d0 * 4 + 128)>(%t)
+            %x = vector.transfer_read %a[%i], %pad {in_bounds = [true]} : memref<256xf32>, vector<4xf32>
+            vector.transfer_write %x, %S[%slot, %i] {in_bounds = [true], mirage_kernel.prefetch_group = 1 : i64, mirage_kernel.prefetch_stages = 2 : i64} : vector<4xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+          } {mapping = [#gpu.thread<x>]}
+          %cur = affine.apply affine_map<(d0) -> (d0 mod 2)>(%it)
+          scf.forall (%t) in (128) {
+            %v = memref.load %S[%cur, %t] : memref<2x128xf32, #gpu.address_space<workgroup>>
+            memref.store %v, %o[%t] : memref<128xf32>
+          } {mapping = [#gpu.thread<x>]}
+        }
+      } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
+      return
+    }
+  }
+}
