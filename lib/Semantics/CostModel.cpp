@@ -22,14 +22,13 @@ static double elems(const UValue &v) {
   return static_cast<double>(numElements(v.shape));
 }
 
-/// FLOPs of a graph-defined kernel with block graph `b` scheduled as
-/// `sched`: each op as many times as it runs per block (timesRun: in-loop
-/// ops and accumulators once per iteration, the rest once), in every block.
-static double blockGraphFlops(const UGraph &b, const BlockSchedule &sched) {
+/// FLOPs of a graph-defined kernel with block graph `b` whose op i runs
+/// `runs[i]` times per block (timesRun: in-loop ops and accumulators once
+/// per iteration, the rest once), in every block.
+static double blockGraphFlops(const UGraph &b, llvm::ArrayRef<int64_t> runs) {
   double perBlock = 0;
   for (size_t i = 0; i < b.ops.size(); ++i)
-    perBlock += opFlops(b, b.ops[i]) *
-                static_cast<double>(timesRun(b, sched, i));
+    perBlock += opFlops(b, b.ops[i]) * static_cast<double>(runs[i]);
   return perBlock * static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
 }
 
@@ -74,10 +73,16 @@ double mirage::opFlops(const UGraph &g, const UOp &op) {
       return 0;
     return static_cast<double>(g.bodies[op.body].ops.size()) * elems(out);
   }
-  case OpKind::Custom:
+  case OpKind::Custom: {
     if (op.body < 0 || op.body >= static_cast<int32_t>(g.bodies.size()))
       return 0;
-    return blockGraphFlops(g.bodies[op.body], scheduleBlock(g.bodies[op.body]));
+    const UGraph &body = g.bodies[op.body];
+    BlockSchedule sched = scheduleBlock(body);
+    llvm::SmallVector<int64_t, 16> runs;
+    for (size_t i = 0; i < body.ops.size(); ++i)
+      runs.push_back(timesRun(body, sched, i));
+    return blockGraphFlops(body, runs);
+  }
   case OpKind::Concat:
   case OpKind::InputIterator:
   case OpKind::OutputSaver:
@@ -259,16 +264,16 @@ struct Estimator {
       else if (bo.kind == OpKind::OutputSaver)
         addSaverTraffic(b, bo, k, lp);
     }
-    BlockSchedule sched = scheduleBlock(b);
+    // The plan's run counts (its schedule's), not a second schedule.
     for (const MatmulPlan &m : plan.matmuls) {
       ++k.matmuls;
       if (!m.tensorCores)
         continue;
       ++k.tensorCoreMatmuls;
       k.tensorFlops += opFlops(b, b.ops[m.op]) * blocks *
-                       static_cast<double>(timesRun(b, sched, m.op));
+                       static_cast<double>(plan.timesRun[m.op]);
     }
-    k.flops = blockGraphFlops(b, sched);
+    k.flops = blockGraphFlops(b, plan.timesRun);
     k.smemBytes = plan.sharedBytes;
     k.blocksPerSM = plan.launchable ? plan.residentBlocksPerSM : 0;
     k.fits = plan.launchable;

@@ -258,6 +258,8 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
   plan.warps = plan.threads / target.warpSize;
   BlockSchedule sched = scheduleBlock(block);
   int64_t loop = std::max<int64_t>(1, block.forloopRange);
+  for (size_t i = 0; i < block.ops.size(); ++i)
+    plan.timesRun.push_back(timesRun(block, sched, i));
 
   // Matmuls first: their padded rows shape the A and C tiles.
   std::vector<int64_t> rows(block.values.size(), 0);
@@ -311,7 +313,7 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       int64_t steps = serialSteps(block, op, *r, plan.threads);
       // Per iteration in the loop (an accumulator combines in every one),
       // once before or after it.
-      plan.serialSteps += steps * timesRun(block, sched, i);
+      plan.serialSteps += steps * plan.timesRun[i];
       if (r->lanes > 1) {
         TilePlan t;
         t.scratchFor = r->op;

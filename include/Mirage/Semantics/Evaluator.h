@@ -238,10 +238,15 @@ public:
     // element is therefore written by one block, computed exactly as in the
     // serial loop.
     int64_t numBlocks = b.grid[0] * b.grid[1] * b.grid[2];
+    // The stages come from the one phase rule (BlockSchedule.h), the same
+    // for every block; ops before the loop run in the first iteration only.
+    BlockSchedule sched = scheduleBlock(b);
+    // Matmuls summed straight into their accumulator's exact partial sums.
+    std::vector<int> fusedInto = fusedMatmulAccums(b, sched);
     auto blockAt = [&](int64_t i) {
       GridDims idx{i % b.grid[0], (i / b.grid[0]) % b.grid[1],
                    i / (b.grid[0] * b.grid[1])};
-      runBlock(b, inputs, idx, outputIndex, outputs);
+      runBlock(b, sched, fusedInto, inputs, idx, outputIndex, outputs);
     };
     int64_t work = numBlocks * blockWork(b);
     if (!saversDisjoint(b))
@@ -398,7 +403,8 @@ private:
     return into;
   }
 
-  void runBlock(const UGraph &b, llvm::ArrayRef<Source> inputs,
+  void runBlock(const UGraph &b, const BlockSchedule &sched,
+                const std::vector<int> &fusedInto, llvm::ArrayRef<Source> inputs,
                 const GridDims &blockIdx, const std::vector<int> &outputIndex,
                 std::vector<T> &outputs) const {
     std::vector<T> vals(b.values.size());
@@ -407,12 +413,7 @@ private:
       at[v] = &vals[v];
     // Accumulator state, indexed by op; valid once the first iteration ran.
     std::vector<std::optional<T>> acc(b.ops.size());
-    // The stages come from the one phase rule (BlockSchedule.h); ops
-    // before the loop run in the first iteration only.
-    BlockSchedule sched = scheduleBlock(b);
     llvm::ArrayRef<BlockStage> stages = sched.stage;
-    // Matmuls summed straight into their accumulator's exact partial sums.
-    std::vector<int> fusedInto = fusedMatmulAccums(b, sched);
     std::vector<char> fusedAccum(b.ops.size(), 0);
     for (int a : fusedInto)
       if (a >= 0)

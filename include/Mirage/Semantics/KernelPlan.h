@@ -108,6 +108,11 @@ struct KernelPlan {
   int64_t loopRoundTrips = 0, onceRoundTrips = 0;
   /// Bytes the savers store.
   int64_t storeBytes = 0;
+  /// Per op of the block: how many times it runs per block (the
+  /// schedule's timesRun: the for-loop's range in the loop, once before or
+  /// after it), which the plan's serial steps and the cost model's FLOPs
+  /// count.
+  std::vector<int64_t> timesRun;
   /// Longest chain of dependent steps one thread runs in a serial reduction
   /// (rms_norm, reduce, a last-dim accumulator: one thread per row).
   int64_t serialSteps = 0;

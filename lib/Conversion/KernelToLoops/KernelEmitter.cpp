@@ -116,9 +116,12 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
   // LoopInvariantOps.md) run after the pipeline's prologue is issued. They
   // read the first group's tiles: the prologue's last group waits for all
   // but itself and the ones between (S - 2 pending) before they run.
+  auto operatorBeforeLoop = [&](size_t i) {
+    return sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop;
+  };
   bool hoisted = false;
   for (size_t i = 0; i < block.ops.size(); ++i)
-    hoisted |= sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop;
+    hoisted |= operatorBeforeLoop(i);
 
   // Pipelined copies (the plan's stages > 1): iteration j's tiles go to
   // buffer j mod S. Before the loop, iterations 0 .. S-2 are copied (one
@@ -146,7 +149,7 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
                hoisted && s + 2 == stages ? std::optional<int64_t>(s)
                                           : std::nullopt);
   for (size_t i = 0; i < block.ops.size() && ok; ++i)
-    if (sched.beforeLoop[i] && sched.stage[i] == BlockStage::InLoop)
+    if (operatorBeforeLoop(i))
       ok = emitOperator(em, block.ops[i], -1);
 
   // The for-loop (a single iteration needs no loop).
