@@ -33,7 +33,11 @@
 # --no-flush-l2), TORCH_FLAGS (extra torch_workloads.py flags, e.g.
 # --no-compile), WORKLOADS (space-separated subset), MODELS (space-separated
 # subset of the bundle's models/, default all; empty: none), PER_KERNEL (1),
-# RESULTS_DIR, DRY_RUN, MIRAGE_RUN (a mirage-run already built: no build).
+# RESULTS_DIR, DRY_RUN, MIRAGE_RUN (a mirage-run already built: no build),
+# RUN_TIMEOUT (seconds one mirage-run or PyTorch command may take, 180: a
+# kernel that hangs, a barrier some threads never reach or a tail combine
+# whose counter never completes, costs its row, not the device's budget;
+# 0: no limit).
 set -euo pipefail
 
 BUNDLE=$(cd "${1:-$(dirname "$0")}" && pwd)
@@ -45,12 +49,28 @@ ALL_MODELS=$(cd "$BUNDLE" && ls -d models/*/ 2>/dev/null | sed 's|^models/||; s|
 MODELS=${MODELS-$ALL_MODELS}
 PER_KERNEL=${PER_KERNEL:-1}
 DRY_RUN=${DRY_RUN:-0}
+RUN_TIMEOUT=${RUN_TIMEOUT:-180}
 BUILD=$BUNDLE/.build
 read -r -a RUN_FLAGS <<< "${MIRAGE_RUN_FLAGS:-}"
 [ "$PER_KERNEL" = 0 ] || RUN_FLAGS+=(--per-kernel)
 read -r -a TORCH_EXTRA <<< "${TORCH_FLAGS:-}"
 
 log() { echo "run.sh: $*" >&2; }
+
+# Runs a command under RUN_TIMEOUT (coreutils timeout, where there is one):
+# exit status 124 when the limit killed it.
+limited() {
+  if [ "$RUN_TIMEOUT" != 0 ] && command -v timeout >/dev/null 2>&1; then
+    timeout --signal=KILL "$RUN_TIMEOUT" "$@" || { local rc=$?; [ "$rc" = 137 ] && rc=124; return "$rc"; }
+  else
+    "$@"
+  fi
+}
+
+# The log line for a run that exited RC.
+exit_note() { # RC
+  if [ "$1" = 124 ]; then echo "timed out after ${RUN_TIMEOUT} s (RUN_TIMEOUT): a kernel that never finishes?"; else echo "exited $1"; fi
+}
 
 # --- 1. Build mirage-run: CMake when there is one, else one g++ line. -------
 mkdir -p "$BUILD" "$RESULTS"
@@ -94,18 +114,20 @@ searched_winner() { # DIR W
 fused_run() { # W KIND CAND REF
   local w=$1 kind=$2 cand=$3 ref=$4 rc=0
   log "$w: $kind $(basename "$cand") vs $(basename "$ref")"
-  "$RUN" "$cand" --reference "$ref" --json --warmup "$WARMUP" --iters "$ITERS" \
+  limited "$RUN" "$cand" --reference "$ref" --json --warmup "$WARMUP" --iters "$ITERS" \
     ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} >"$RESULTS/$w.$kind.json" 2>"$RESULTS/$w.$kind.log" || rc=$?
-  [ "$rc" = 0 ] || log "$w: $kind run exited $rc: $(grep -m1 -E 'FAILED|mirage-run:' "$RESULTS/$w.$kind.log" || true)"
+  [ "$rc" = 124 ] && echo "mirage-run: $(exit_note 124)" >>"$RESULTS/$w.$kind.log"
+  [ "$rc" = 0 ] || log "$w: $kind run $(exit_note "$rc"): $(grep -m1 -E 'FAILED|mirage-run:' "$RESULTS/$w.$kind.log" || true)"
 }
 
 # Times graph REF alone into results/<w>.unfused.*.
 unfused_run() { # W REF
   local w=$1 ref=$2 rc=0
   log "$w: unfused $(basename "$ref")"
-  "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
+  limited "$RUN" "$ref" --json --warmup "$WARMUP" --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
     >"$RESULTS/$w.unfused.json" 2>"$RESULTS/$w.unfused.log" || rc=$?
-  [ "$rc" = 0 ] || log "$w: unfused run exited $rc"
+  [ "$rc" = 124 ] && echo "mirage-run: $(exit_note 124)" >>"$RESULTS/$w.unfused.log"
+  [ "$rc" = 0 ] || log "$w: unfused run $(exit_note "$rc")"
 }
 
 # PyTorch eager and torch.compile on REF's shapes into results/<w>.torch.*;
@@ -113,10 +135,10 @@ unfused_run() { # W REF
 torch_run() { # W REF [AS]
   local w=$1 ref=$2 as=${3:-} rc=0
   log "$w: PyTorch eager and torch.compile${as:+ ($as)}"
-  python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" ${as:+--as "$as"} \
+  limited python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" ${as:+--as "$as"} \
     --warmup "$WARMUP" --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
     >"$RESULTS/$w.torch.json" 2>"$RESULTS/$w.torch.log" || rc=$?
-  [ "$rc" = 0 ] || log "$w: torch_workloads.py exited $rc (see $RESULTS/$w.torch.log)"
+  [ "$rc" = 0 ] || log "$w: torch_workloads.py $(exit_note "$rc") (see $RESULTS/$w.torch.log)"
 }
 
 # --- DRY_RUN=1: every mirage-run command with --dry-run, no GPU. ------------

@@ -5,10 +5,12 @@ MANIFEST [--reference REF] ... --json [--per-kernel] prints the JSON line
 mirage-run would, with times made from the manifest's estimates: each
 kernel alone 1.25 × max(memory, compute) + 0.5 × tail + 3 µs, the sequence
 their sum − 0.25 µs per further kernel (dependent launch) or + 1 µs
-(--no-dependent-launch). FAKE_FAIL=GRAPH fails that graph's check."""
+(--no-dependent-launch). FAKE_FAIL=GRAPH fails that graph's check;
+FAKE_HANG=GRAPH never returns for that graph (a kernel that hangs)."""
 import json
 import os
 import sys
+import time
 
 args = sys.argv[1:]
 if args == ["--self-test"]:
@@ -29,6 +31,9 @@ line = {"graph": m["graph"], "manifest": os.path.abspath(manifest),
 if "--reference" in args:
     with open(args[args.index("--reference") + 1]) as f:
         line["reference"] = json.load(f)["graph"]
+if os.environ.get("FAKE_HANG") == m["graph"]:
+    while True:
+        time.sleep(60)
 if os.environ.get("FAKE_FAIL") == m["graph"]:
     line["ok"] = False
     print("check out0 vs expected: max rel err 1.0e+00 (tol 1.0e-03) FAILED", file=sys.stderr)
