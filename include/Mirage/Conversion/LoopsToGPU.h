@@ -140,7 +140,8 @@ enum class GpuStage { Map, Mma, Copies, Smem, Ptx };
 /// `opts.warpReductions`), mirage-gpu-map-foralls, gpu-eliminate-barriers
 /// on every function (with `opts.eliminateBarriers`),
 /// mirage-gpu-tensor-cores, mirage-gpu-async-copies,
-/// mirage-workgroup-alloc-to-global, mirage-gpu-serialize-to-ptx. This is
+/// mirage-workgroup-alloc-to-global, mirage-gpu-check-convergence,
+/// mirage-gpu-serialize-to-ptx. This is
 /// the registered pipeline `mirage-loops-to-gpu` and what lowerLoopsToPTX
 /// runs.
 void buildLoopsToGPUPipeline(mlir::OpPassManager &pm,
@@ -198,6 +199,21 @@ mlir::LogicalResult optimizeSharedMemoryCopies(mlir::func::FuncOp kernel,
 /// cp.async.wait_group that retired the group and a barrier after it.
 /// Fails with an error on the first read that does not.
 mlir::LogicalResult verifyAsyncCopiesLand(mlir::func::FuncOp kernel);
+
+/// What the convergence check saw.
+struct ConvergenceCounts {
+  int64_t barriers = 0; // block barriers checked
+  int64_t warpOps = 0;  // shuffles, ldmatrix, mma.sync checked
+};
+
+/// Checks the last stage's output (ConvergentOps.cpp,
+/// docs/Rationale/ConvergentOps.md): every barrier of a gpu.launch sits
+/// under control that is the same in every thread of the block, every
+/// shuffle, ldmatrix and mma.sync under control that is the same in every
+/// lane of a warp. Fails with an error on the first op that does not, and a
+/// note at the condition or loop that differs.
+mlir::LogicalResult verifyConvergentOps(mlir::func::FuncOp kernel,
+                                        ConvergenceCounts *counts = nullptr);
 
 /// Where stage 4 put a kernel's workgroup buffers: bytes of static .shared
 /// data, or the dynamic shared memory its launch must request (one of them

@@ -189,6 +189,40 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
   ];
 }
 
+def MirageGPUCheckConvergence
+    : Pass<"mirage-gpu-check-convergence", "::mlir::ModuleOp"> {
+  let summary = "check: barriers where every thread of the block arrives, "
+                "warp collectives where every lane does";
+  let description = [{
+    For every `gpu.launch` of every `mirage_kernel.kernel` function: a
+    forward analysis classes each value as uniform (the same in every
+    thread of the block: constants, arguments, block ids, loads at a
+    uniform address), warp-uniform (`tid floordiv 32k`, `tid < 32k`) or
+    per-thread, and `scf.if`/`scf.for` results by what flows into them and
+    the condition or bounds that decide it. Then every `gpu.barrier` must be
+    under uniform control, and every `gpu.shuffle`, `nvgpu.ldmatrix` and
+    `mma.sync` under warp-uniform control; otherwise the pass fails with an
+    error on the op and a note at the condition that differs. The IR is not
+    changed. The CPU path runs threads one after another and cannot see
+    such a guard; on a GPU it is a hang or undefined behaviour
+    (docs/Rationale/ConvergentOps.md). `mirage-loops-to-gpu` runs it after
+    stage 4.
+
+    Example (an error: threads 16-127 never reach the barrier):
+    ```mlir
+    %lt = arith.cmpi ult, %tid, %c16 : index
+    scf.if %lt {
+      gpu.barrier
+    }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numBarriers", "barriers", "barriers checked">,
+    Statistic<"numWarpOps", "warp-ops",
+              "shuffles, ldmatrix and mma.sync checked">,
+  ];
+}
+
 def MirageGPUSerializeToPTX
     : Pass<"mirage-gpu-serialize-to-ptx", "::mlir::ModuleOp"> {
   let summary = "stage 5: outline the kernels, lower to NVVM, write PTX";

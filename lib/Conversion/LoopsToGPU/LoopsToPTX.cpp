@@ -65,6 +65,8 @@ void mirage::buildLoopsToGPUPipeline(OpPassManager &pm,
   smem.maxStaticBytes = opts.maxStaticSharedBytes;
   smem.dynamicReserve = opts.dynamicSharedReserve;
   pm.addPass(createMirageWorkgroupAllocToGlobal(smem));
+  // What the CPU path cannot see: collectives under divergent guards.
+  pm.addPass(createMirageGPUCheckConvergence());
   if (last == GpuStage::Smem)
     return;
   MirageGPUSerializeToPTXOptions ptx;

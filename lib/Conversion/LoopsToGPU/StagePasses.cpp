@@ -17,6 +17,7 @@ namespace mirage {
 #define GEN_PASS_DEF_MIRAGEGPUMAPFORALLS
 #define GEN_PASS_DEF_MIRAGEGPUTENSORCORES
 #define GEN_PASS_DEF_MIRAGEGPUASYNCCOPIES
+#define GEN_PASS_DEF_MIRAGEGPUCHECKCONVERGENCE
 #define GEN_PASS_DEF_MIRAGEGPUSERIALIZETOPTX
 #include "Mirage/Conversion/LoopsToGPUPasses.h.inc"
 } // namespace mirage
@@ -87,6 +88,23 @@ struct AsyncCopies : mirage::impl::MirageGPUAsyncCopiesBase<AsyncCopies> {
           return mirage::optimizeSharedMemoryCopies(k, asyncCopies, swizzle);
         })))
       signalPassFailure();
+  }
+};
+
+struct CheckConvergence
+    : mirage::impl::MirageGPUCheckConvergenceBase<CheckConvergence> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    mirage::ConvergenceCounts counts;
+    if (failed(forEachKernel(getOperation(), [&](func::FuncOp k) {
+          return mirage::verifyConvergentOps(k, &counts);
+        })))
+      signalPassFailure();
+    numBarriers += counts.barriers;
+    numWarpOps += counts.warpOps;
   }
 };
 
