@@ -10,8 +10,8 @@
 #
 # Both use clang-22 from Debian (installed here if missing), -O1 and no debug
 # info to keep the compile short, and make every finding fatal. The last line
-# is "N passed, N failed" like scripts/test.sh. MIRAGE_SANITIZE_CCACHE=1 puts
-# ccache in front of the compiler (for local reruns; CI builds from scratch).
+# is "N passed, N failed" like scripts/test.sh. Compiles go through ccache
+# like every build of the project (docs/Rationale/BuildCache.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -70,10 +70,6 @@ case "$mode" in
     ;;
 esac
 
-launcher=()
-if [ "${MIRAGE_SANITIZE_CCACHE:-0}" = 1 ] && command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-fi
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -G Ninja -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
@@ -82,7 +78,7 @@ if [ ! -f "$dir/build.ninja" ]; then
     "-DCMAKE_CXX_FLAGS=$cflags" "-DCMAKE_C_FLAGS=$cflags" \
     "-DCMAKE_EXE_LINKER_FLAGS=$san" "-DCMAKE_SHARED_LINKER_FLAGS=$san" \
     "-DCMAKE_MODULE_LINKER_FLAGS=$san" \
-    -DMIRAGE_SANITIZER="$mode" "${extra[@]}" "${launcher[@]}" >/dev/null ||
+    -DMIRAGE_SANITIZER="$mode" "${extra[@]}" >/dev/null ||
     { rm -f "$dir/build.ninja"; fail "configure failed"; }
 fi
 # MIRAGE_SANITIZE_TARGETS: build only these (bench/fuzz/run.sh: the fuzzers).
