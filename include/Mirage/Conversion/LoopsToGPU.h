@@ -141,7 +141,7 @@ enum class GpuStage { Map, Mma, Copies, Smem, Ptx };
 /// on every function (with `opts.eliminateBarriers`),
 /// mirage-gpu-tensor-cores, mirage-gpu-async-copies,
 /// mirage-workgroup-alloc-to-global, mirage-gpu-check-convergence,
-/// mirage-gpu-serialize-to-ptx. This is
+/// mirage-gpu-check-shared-races, mirage-gpu-serialize-to-ptx. This is
 /// the registered pipeline `mirage-loops-to-gpu` and what lowerLoopsToPTX
 /// runs.
 void buildLoopsToGPUPipeline(mlir::OpPassManager &pm,
@@ -214,6 +214,23 @@ struct ConvergenceCounts {
 /// note at the condition or loop that differs.
 mlir::LogicalResult verifyConvergentOps(mlir::func::FuncOp kernel,
                                         ConvergenceCounts *counts = nullptr);
+
+/// What the shared-memory race check saw.
+struct SharedRaceCounts {
+  int64_t checked = 0;  // launches checked
+  int64_t skipped = 0;  // launches it could not follow (a remark says why)
+  int64_t accesses = 0; // shared-memory accesses recorded
+};
+
+/// Checks the last stage's output (SharedRaces.cpp,
+/// docs/Rationale/SharedMemoryRaces.md): the index arithmetic of every
+/// gpu.launch runs once per thread; no two threads may touch a byte of
+/// workgroup memory between two barriers unless both only read (cp.async
+/// destinations count as written from issue to the wait that retires
+/// them). Fails with an error on the first race; a launch whose addresses
+/// it cannot follow gets a remark and is not checked.
+mlir::LogicalResult verifySharedMemoryRaceFree(
+    mlir::func::FuncOp kernel, SharedRaceCounts *counts = nullptr);
 
 /// Where stage 4 put a kernel's workgroup buffers: bytes of static .shared
 /// data, or the dynamic shared memory its launch must request (one of them

@@ -223,6 +223,43 @@ def MirageGPUCheckConvergence
   ];
 }
 
+def MirageGPUCheckSharedRaces
+    : Pass<"mirage-gpu-check-shared-races", "::mlir::ModuleOp"> {
+  let summary = "check: no two threads touch a shared byte between barriers "
+                "unless both read";
+  let description = [{
+    For every `gpu.launch` of every `mirage_kernel.kernel` function: the
+    kernel's index arithmetic (integers, `affine.apply`, `scf.for`/`scf.if`
+    on known values, `memref.view`/`subview`/`collapse_shape`/
+    `expand_shape`) runs once per thread of the block with block ids 0;
+    data is unknown, and an `scf.if` on data runs both branches. Every
+    access to workgroup memory (loads, stores, vector and transfer ops,
+    `ldmatrix` rows, `cp.async` destinations from issue to the
+    `cp.async.wait_group` that retires them) is recorded with its bytes and
+    the barrier interval. Two threads touching a byte in one interval, one
+    writing, fail the pass with an error on the later access and a note at
+    the other. A launch whose shared addresses come from data gets a remark
+    and is not checked. The IR is not changed. Loops longer than 16
+    iterations without integer loop-carried values run their first and last
+    8 (docs/Rationale/SharedMemoryRaces.md). `mirage-loops-to-gpu` runs it
+    after the convergence check.
+
+    Example (an error: thread t writes element t + 1, which thread t + 1
+    reads before the barrier):
+    ```mlir
+    memref.store %v, %s[%t1] : memref<128xf32, #gpu.address_space<workgroup>>
+    %x = memref.load %s[%t] : memref<128xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    ```
+  }];
+  let statistics = [
+    Statistic<"numChecked", "launches-checked", "launches checked">,
+    Statistic<"numSkipped", "launches-skipped",
+              "launches whose addresses the check could not follow">,
+    Statistic<"numAccesses", "accesses", "shared-memory accesses recorded">,
+  ];
+}
+
 def MirageGPUSerializeToPTX
     : Pass<"mirage-gpu-serialize-to-ptx", "::mlir::ModuleOp"> {
   let summary = "stage 5: outline the kernels, lower to NVVM, write PTX";

@@ -8,12 +8,14 @@
 // (gpu-lowering.md 5), so the loops are first rewritten to a constant trip
 // count and fully unrolled. Then nvgpu's XOR swizzle is applied to every
 // shared tile whose accesses it understands (ldmatrix, cp.async, loads and
-// stores); it declines the others without changing them.
+// stores) and whose rows it permutes (a power-of-two last dim); it declines
+// the others without changing them.
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
 #include "Mirage/Conversion/KernelToLoops.h"
 #include "Mirage/Semantics/KernelPlan.h"
+#include "UpstreamWorkarounds.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -305,7 +307,10 @@ LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
   if (swizzle) {
     SmallVector<memref::AllocOp> tiles;
     kernel.walk([&](memref::AllocOp a) {
-      if (isWorkgroup(a.getType()))
+      // Upstream's xor leaves a row whose length is not a power of two
+      // (UpstreamWorkarounds.h, swizzlePermutesRows).
+      if (isWorkgroup(a.getType()) &&
+          detail::swizzlePermutesRows(a.getType()))
         tiles.push_back(a);
     });
     for (memref::AllocOp a : tiles)

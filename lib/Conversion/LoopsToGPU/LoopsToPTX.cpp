@@ -67,6 +67,7 @@ void mirage::buildLoopsToGPUPipeline(OpPassManager &pm,
   pm.addPass(createMirageWorkgroupAllocToGlobal(smem));
   // What the CPU path cannot see: collectives under divergent guards.
   pm.addPass(createMirageGPUCheckConvergence());
+  pm.addPass(createMirageGPUCheckSharedRaces());
   if (last == GpuStage::Smem)
     return;
   MirageGPUSerializeToPTXOptions ptx;

@@ -124,6 +124,44 @@ static FailureOr<gpu::LaunchOp> launchOverBlocks(RewriterBase &rewriter,
   return launch;
 }
 
+/// The hoisted accumulator writes land after the for-loop, past the
+/// barrier at the end of its body that ordered them before the next phase
+/// when they were inside it; the phase after the loop reads tiles other
+/// warps wrote. A barrier after the last of them restores the order
+/// (barrier elimination removes it where nothing reads them; the
+/// shared-memory race check found the race: SharedMemoryRaces.md).
+static void orderHoistedAccumulatorWrites(func::FuncOp kernel) {
+  kernel.walk([](scf::ForOp loop) {
+    // Only the launch's phase loops (a barrier in their body, at the top
+    // level of the launch, where every thread runs them).
+    const bool phaseLoop =
+        isa<gpu::LaunchOp>(loop->getParentOp()) &&
+        loop.getBody()
+            ->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (!phaseLoop)
+      return;
+    Operation *lastWrite = nullptr;
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+      auto w = dyn_cast<vector::TransferWriteOp>(op);
+      if (!w)
+        continue;
+      auto type = dyn_cast<MemRefType>(w.getBase().getType());
+      auto space = type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(
+                              type.getMemorySpace())
+                        : nullptr;
+      if (w.getVector().getDefiningOp() == loop.getOperation() && space &&
+          space.getValue() == gpu::AddressSpace::Workgroup)
+        lastWrite = op;
+    }
+    if (!lastWrite || isa_and_nonnull<gpu::BarrierOp>(lastWrite->getNextNode()))
+      return;
+    OpBuilder b(lastWrite->getContext());
+    b.setInsertionPointAfter(lastWrite);
+    gpu::BarrierOp::create(b, lastWrite->getLoc());
+  });
+}
+
 LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   auto block =
@@ -178,5 +216,6 @@ LogicalResult mirage::mapKernelToGPU(func::FuncOp kernel) {
   linalg::hoistRedundantVectorTransfers(kernel);
   vector::transferOpflowOpt(rewriter, kernel);
   detail::simplify(kernel);
+  orderHoistedAccumulatorWrites(kernel);
   return success();
 }

@@ -18,6 +18,7 @@ namespace mirage {
 #define GEN_PASS_DEF_MIRAGEGPUTENSORCORES
 #define GEN_PASS_DEF_MIRAGEGPUASYNCCOPIES
 #define GEN_PASS_DEF_MIRAGEGPUCHECKCONVERGENCE
+#define GEN_PASS_DEF_MIRAGEGPUCHECKSHAREDRACES
 #define GEN_PASS_DEF_MIRAGEGPUSERIALIZETOPTX
 #include "Mirage/Conversion/LoopsToGPUPasses.h.inc"
 } // namespace mirage
@@ -105,6 +106,24 @@ struct CheckConvergence
       signalPassFailure();
     numBarriers += counts.barriers;
     numWarpOps += counts.warpOps;
+  }
+};
+
+struct CheckSharedRaces
+    : mirage::impl::MirageGPUCheckSharedRacesBase<CheckSharedRaces> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    mirage::registerLoopsToGPUDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    mirage::SharedRaceCounts counts;
+    if (failed(forEachKernel(getOperation(), [&](func::FuncOp k) {
+          return mirage::verifySharedMemoryRaceFree(k, &counts);
+        })))
+      signalPassFailure();
+    numChecked += counts.checked;
+    numSkipped += counts.skipped;
+    numAccesses += counts.accesses;
   }
 };
 

@@ -204,3 +204,13 @@ LogicalResult mirage::detail::rejectKernelMallocs(gpu::GPUModuleOp module) {
   });
   return failure(alloc.wasInterrupted());
 }
+
+bool mirage::detail::swizzlePermutesRows(MemRefType t) {
+  // Upstream xors bits [n, floor(log2(last dim))) of the last index; with a
+  // last dim that is not a power of two the xor leaves the row
+  // (upstream-swizzle-non-power-of-two.mlir). The shared-memory race check
+  // (SharedRaces.cpp) found it: two threads storing to one address.
+  if (t.getRank() < 2 || !t.hasStaticShape())
+    return false;
+  return llvm::isPowerOf2_64(static_cast<uint64_t>(t.getShape().back()));
+}

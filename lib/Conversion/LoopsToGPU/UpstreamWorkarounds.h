@@ -22,6 +22,11 @@
 //   rejectKernelMallocs (with the stage mirage-workgroup-alloc-to-global)
 //       a workgroup memref.alloc in a kernel silently becomes a per-thread
 //       malloc.                         upstream-workgroup-alloc-malloc.mlir
+//   swizzlePermutesRows (AsyncCopies.cpp, before the XOR swizzle)
+//       nvgpu's optimizeSharedMemoryReadsAndWrites xors the last index with
+//       bits of the one before as if the last dim were a power of two: on a
+//       4x36 f16 tile it maps column 32 of row 1 to 40 (row 2's column 4),
+//       two elements to one address.   upstream-swizzle-non-power-of-two.mlir
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_LIB_CONVERSION_LOOPSTOGPU_UPSTREAMWORKAROUNDS_H
@@ -57,6 +62,11 @@ void alignVectorAccesses(mlir::gpu::GPUModuleOp module,
 /// Fails with an error on a memref.alloc left inside a kernel of `module`
 /// (it would become a per-thread malloc).
 mlir::LogicalResult rejectKernelMallocs(mlir::gpu::GPUModuleOp module);
+
+/// Whether upstream's XOR swizzle of a workgroup buffer of type `t`
+/// (nvgpu::optimizeSharedMemoryReadsAndWrites) permutes each row: its last
+/// dim must be a power of two, the range of the xor it applies.
+bool swizzlePermutesRows(mlir::MemRefType t);
 
 } // namespace mirage::detail
 

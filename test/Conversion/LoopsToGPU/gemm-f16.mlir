@@ -3,6 +3,17 @@
 // an f32 accumulator tile in shared memory that a thread phase zero-fills
 // before the for-loop and another thread phase stores (truncated) to global.
 
+// Stage 1: the accumulator tiles are carried in registers across the
+// for-loop and written after it; a barrier after those writes orders them
+// before the phase that reads every warp's tiles (without it, the shared-
+// memory race check refuses the kernel: SharedMemoryRaces.md).
+// RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{stop-after=map}))' | FileCheck %s --check-prefix=MAP
+// MAP:      scf.yield {{.*}} : vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>
+// MAP-NEXT: }
+// MAP-COUNT-8: vector.transfer_write {{.*}} : vector<16x8xf32>, memref<64x64xf32, #gpu.address_space<workgroup>>
+// MAP-NEXT: gpu.barrier
+// MAP-NEXT: scf.for
+
 // Stage 2: every contraction is on tensor cores, accumulators in registers.
 // RUN: mirage-opt %s --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{stop-after=mma}))' | FileCheck %s --check-prefix=MMA
 // MMA-NOT: vector.contract
