@@ -41,10 +41,7 @@ using namespace mlir;
 
 namespace {
 
-bool isWorkgroup(Type t) {
-  auto m = dyn_cast<MemRefType>(t);
-  return m && nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(m);
-}
+bool isWorkgroup(Type t) { return mirage::detail::isSharedMemRef(t); }
 
 /// scf.for %i = %tid.d to %ub step %n, %n = blockDims[d], %ub % %n == 0
 /// ==> scf.for %j = 0 to %ub / %n step 1 { %i = %tid.d + %j * %n; ... }

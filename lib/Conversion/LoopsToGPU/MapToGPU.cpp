@@ -30,6 +30,7 @@
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 
+#include "SharedTiles.h"
 #include "Simplify.h"
 
 #define DEBUG_TYPE "mirage-loops-to-gpu"
@@ -144,14 +145,8 @@ static void orderHoistedAccumulatorWrites(func::FuncOp kernel) {
     Operation *lastWrite = nullptr;
     for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
       auto w = dyn_cast<vector::TransferWriteOp>(op);
-      if (!w)
-        continue;
-      auto type = dyn_cast<MemRefType>(w.getBase().getType());
-      auto space = type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(
-                              type.getMemorySpace())
-                        : nullptr;
-      if (w.getVector().getDefiningOp() == loop.getOperation() && space &&
-          space.getValue() == gpu::AddressSpace::Workgroup)
+      if (w && w.getVector().getDefiningOp() == loop.getOperation() &&
+          mirage::detail::isSharedMemRef(w.getBase().getType()))
         lastWrite = op;
     }
     if (!lastWrite || isa_and_nonnull<gpu::BarrierOp>(lastWrite->getNextNode()))

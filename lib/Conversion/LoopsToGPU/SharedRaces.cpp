@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "SharedTiles.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -90,13 +91,7 @@ llvm::SmallVector<int64_t, 4> rowMajor(ArrayRef<int64_t> shape,
   return s;
 }
 
-bool isWorkgroup(Type t) {
-  auto m = dyn_cast<MemRefType>(t);
-  if (!m)
-    return false;
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(m.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
+bool isWorkgroup(Type t) { return mirage::detail::isSharedMemRef(t); }
 
 int64_t elemBytesOf(Type t) {
   Type e = getElementTypeOrSelf(t);
