@@ -307,13 +307,20 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
     if (g.ops[i].kind == OpKind::Custom && g.ops[i].body >= 0 &&
         g.ops[i].body < static_cast<int32_t>(g.bodies.size()))
       plans[i] = planKernel(g.bodies[g.ops[i].body], target);
+  // Each custom kernel's estimate as its own launch, once: it prices the
+  // kernels that launch, and the tail decision compares against it.
+  std::vector<std::optional<KernelCost>> own(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (plans[i])
+      own[i] = estimateKernel(g.bodies[g.ops[i].body], *plans[i], target);
   // tails[i]: kernel i runs in kernel i - 1's launch; a kernel that does
   // is not a producer of another (as the lowering decides).
   std::vector<std::optional<TailCombine>> tails(g.ops.size());
   for (size_t i = 1; i < g.ops.size(); ++i)
     if (plans[i] && plans[i - 1] && !tails[i - 1])
       tails[i] = planTailCombine(g, static_cast<int32_t>(i - 1),
-                                 *plans[i - 1], *plans[i], target);
+                                 *plans[i - 1], *plans[i], target,
+                                 /*why=*/nullptr, own[i]->seconds);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const UOp &op = g.ops[i];
     KernelCost k;
@@ -328,7 +335,7 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
       k.note = "custom op without a body";
     } else {
       const UGraph &b = g.bodies[op.body];
-      k = estimateKernel(b, *plans[i], target);
+      k = *own[i];
       // A producer allocates its tail's tiles too (its occupancy, and so
       // its estimate, stay as they are: planTailCombine).
       if (i + 1 < g.ops.size() && tails[i + 1]) {

@@ -54,7 +54,8 @@ std::optional<TailCombine>
 mirage::planTailCombine(const UGraph &g, int32_t producer,
                         const KernelPlan &producerPlan,
                         const KernelPlan &consumerPlan,
-                        const TargetInfo &target, std::string *why) {
+                        const TargetInfo &target, std::string *why,
+                        std::optional<double> consumerOwnSeconds) {
   auto fail = [&](const char *reason) -> std::optional<TailCombine> {
     if (why)
       *why = reason;
@@ -133,8 +134,10 @@ mirage::planTailCombine(const UGraph &g, int32_t producer,
   if (t.consumerBlocksPerGroup != 1)
     return fail("more than one consumer block per group");
   // Only where the tail is cheaper than the consumer's own launch.
+  if (!consumerOwnSeconds)
+    consumerOwnSeconds = estimateKernel(cb, consumerPlan, target).seconds;
   if (tailCombineSeconds(t, consumerPlan, cb.forloopRange, target) >=
-      estimateKernel(cb, consumerPlan, target).seconds)
+      *consumerOwnSeconds)
     return fail("the consumer is faster as its own launch");
   return t;
 }

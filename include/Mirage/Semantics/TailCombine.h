@@ -64,12 +64,14 @@ int64_t tailCombineSharedBytes(const KernelPlan &producerPlan,
 
 /// Whether kernel op `producer` of kernel graph `g` and the op after it run
 /// as one launch (TailCombine.md); `why` says why not. The kernels' plans
-/// are `producerPlan` and `consumerPlan` on `target`.
-std::optional<TailCombine> planTailCombine(const UGraph &g, int32_t producer,
-                                           const KernelPlan &producerPlan,
-                                           const KernelPlan &consumerPlan,
-                                           const TargetInfo &target,
-                                           std::string *why = nullptr);
+/// are `producerPlan` and `consumerPlan` on `target`; `consumerOwnSeconds`,
+/// the consumer's estimate as its own launch, where the caller has it
+/// (estimateCost), else it is computed here.
+std::optional<TailCombine>
+planTailCombine(const UGraph &g, int32_t producer,
+                const KernelPlan &producerPlan, const KernelPlan &consumerPlan,
+                const TargetInfo &target, std::string *why = nullptr,
+                std::optional<double> consumerOwnSeconds = std::nullopt);
 
 /// The seconds the consumer's block of one group takes after its producer
 /// block (TailCombine.md, "Cost"): its round trips at L2 latency, its loads
