@@ -592,9 +592,10 @@ bool ThreadRun::runOp(Operation *op) {
     ++interval;
     return true;
   }
+  // A thread that issued no copies since its last commit still commits a
+  // group, empty, and wait_group counts it.
   if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
-    if (!openGroup.empty())
-      committed.push_back(std::move(openGroup));
+    committed.push_back(std::move(openGroup));
     openGroup.clear();
     return true;
   }
@@ -605,8 +606,7 @@ bool ThreadRun::runOp(Operation *op) {
   // The same as nvgpu ops (a group of the copies issued since the last;
   // a wait for all but `numGroups` of them).
   if (isa<nvgpu::DeviceAsyncCreateGroupOp>(op)) {
-    if (!openGroup.empty())
-      committed.push_back(std::move(openGroup));
+    committed.push_back(std::move(openGroup));
     openGroup.clear();
     return true;
   }

@@ -36,6 +36,24 @@ module {
         nvvm.cp.async.wait.group 0
         gpu.barrier
         %z = memref.load %t[%n] : memref<512xf32, #gpu.address_space<workgroup>>
+        // Group 0: every thread copies; group 1: only threads 0-15. A thread
+        // with no copy in group 1 still commits it (empty), so its
+        // wait_group 1 retires group 0 as every other thread's does.
+        %q = memref.alloc() : memref<128xf32, #gpu.address_space<workgroup>>
+        %r16 = memref.alloc() : memref<16xf32, #gpu.address_space<workgroup>>
+        %tq = nvgpu.device_async_copy %g[%tx], %q[%tx], 1 : memref<4096xf32> to memref<128xf32, #gpu.address_space<workgroup>>
+        nvvm.cp.async.commit.group
+        %c16 = arith.constant 16 : index
+        %lt16 = arith.cmpi ult, %tx, %c16 : index
+        scf.if %lt16 {
+          %tr = nvgpu.device_async_copy %g[%tx], %r16[%tx], 1 : memref<4096xf32> to memref<16xf32, #gpu.address_space<workgroup>>
+        }
+        nvvm.cp.async.commit.group
+        nvvm.cp.async.wait.group 1
+        gpu.barrier
+        %qn = memref.load %q[%n] : memref<128xf32, #gpu.address_space<workgroup>>
+        nvvm.cp.async.wait.group 0
+        gpu.barrier
         scf.for %k = %c0 to %c40 step %c1 {
           %cur = affine.apply affine_map<(d0) -> (d0 mod 2)>(%k)
           %nxt = affine.apply affine_map<(d0) -> ((d0 + 1) mod 2)>(%k)
