@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -75,13 +76,6 @@ struct Unchecked {
   std::string why;
 };
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
-
 /// Row-major byte strides of a static shape.
 llvm::SmallVector<int64_t, 4> rowMajor(ArrayRef<int64_t> shape,
                                        int64_t elemBytes) {
@@ -105,7 +99,6 @@ int64_t elemBytesOf(Type t) {
 constexpr int64_t kLoopEnds = 8;
 
 struct ThreadRun {
-  gpu::LaunchOp launch;
   std::array<int64_t, 3> tid;
   std::array<int64_t, 3> block;
   int thread;
@@ -120,11 +113,11 @@ struct ThreadRun {
   std::vector<size_t> openGroup;
   std::vector<std::vector<size_t>> committed;
 
-  ThreadRun(gpu::LaunchOp launch, std::array<int64_t, 3> tid,
+  ThreadRun(std::array<int64_t, 3> tid,
             std::array<int64_t, 3> block, int thread,
             std::vector<Access> &accesses,
             llvm::DenseMap<const void *, int> &roots, Unchecked &unchecked)
-      : launch(launch), tid(tid), block(block), thread(thread),
+      : tid(tid), block(block), thread(thread),
         accesses(accesses), roots(roots), unchecked(unchecked) {}
 
   Val get(Value v) {
@@ -193,11 +186,11 @@ struct ThreadRun {
     case AffineExprKind::Mul:
       return *l * *r;
     case AffineExprKind::FloorDiv:
-      return *r == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(*l, *r));
+      return *r == 0 ? std::nullopt : std::optional<int64_t>(llvm::divideFloorSigned(*l, *r));
     case AffineExprKind::CeilDiv:
-      return *r == 0 ? std::nullopt : std::optional<int64_t>(ceilDiv(*l, *r));
+      return *r == 0 ? std::nullopt : std::optional<int64_t>(llvm::divideCeilSigned(*l, *r));
     case AffineExprKind::Mod:
-      return *r == 0 ? std::nullopt : std::optional<int64_t>(floorMod(*l, *r));
+      return *r == 0 ? std::nullopt : std::optional<int64_t>(llvm::mod(*l, *r));
     case AffineExprKind::Constant:
     case AffineExprKind::DimId:
     case AffineExprKind::SymbolId:
@@ -369,7 +362,6 @@ struct ThreadRun {
       for (Region *r : {&i.getThenRegion(), &i.getElseRegion()})
         if (!r->empty() && !runBlock(r->front(), {}, nullptr))
           return false;
-      out.clear();
     }
     for (auto [n, r] : llvm::enumerate(i.getResults()))
       env[r] = n < out.size() ? out[n] : Val();
@@ -408,10 +400,14 @@ struct ThreadRun {
           });
         })
         .Case([&](arith::FloorDivSIOp) {
-          return bin([&](I a, I b) { return guardDiv(a, b, floorDiv); });
+          return bin([&](I a, I b) {
+            return guardDiv(a, b, llvm::divideFloorSigned<I, I>);
+          });
         })
         .Case([&](arith::CeilDivSIOp) {
-          return bin([&](I a, I b) { return guardDiv(a, b, ceilDiv); });
+          return bin([&](I a, I b) {
+            return guardDiv(a, b, llvm::divideCeilSigned<I, I>);
+          });
         })
         .Case([&](arith::AndIOp) {
           return bin([](I a, I b) { return Val::integer(a & b); });
@@ -593,8 +589,9 @@ bool ThreadRun::runOp(Operation *op) {
     return true;
   }
   // A thread that issued no copies since its last commit still commits a
-  // group, empty, and wait_group counts it.
-  if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+  // group, empty, and wait_group counts it (nvgpu's group op is the same
+  // commit).
+  if (isa<NVVM::CpAsyncCommitGroupOp, nvgpu::DeviceAsyncCreateGroupOp>(op)) {
     committed.push_back(std::move(openGroup));
     openGroup.clear();
     return true;
@@ -603,13 +600,7 @@ bool ThreadRun::runOp(Operation *op) {
     retire(w.getN());
     return true;
   }
-  // The same as nvgpu ops (a group of the copies issued since the last;
-  // a wait for all but `numGroups` of them).
-  if (isa<nvgpu::DeviceAsyncCreateGroupOp>(op)) {
-    committed.push_back(std::move(openGroup));
-    openGroup.clear();
-    return true;
-  }
+  // nvgpu's wait: all but `numGroups` of them.
   if (auto w = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
     retire(w.getNumGroups().value_or(0));
     return true;
@@ -744,8 +735,7 @@ LogicalResult mirage::verifySharedMemoryRaceFree(func::FuncOp kernel,
     for (int64_t z = 0; z < block[2] && !unchecked.op; ++z)
       for (int64_t y = 0; y < block[1] && !unchecked.op; ++y)
         for (int64_t x = 0; x < block[0] && !unchecked.op; ++x, ++thread) {
-          ThreadRun run(launch, {x, y, z}, block, thread, accesses, roots,
-                        unchecked);
+          ThreadRun run({x, y, z}, block, thread, accesses, roots, unchecked);
           const std::array<Value, 3> tidArgs{tids.x, tids.y, tids.z};
           const std::array<Value, 3> blockArgs{blk.x, blk.y, blk.z};
           for (int d = 0; d < 3; ++d) {
