@@ -14,14 +14,16 @@
 using namespace mlir;
 
 namespace mirage {
-/// The superoptimize stages for cost target `target`.
+/// The superoptimize stages for cost target `target`, pricing pre-defined
+/// kernels by `pricing`.
 template <class Derived>
 static void buildSuperoptimizeStages(
     OpPassManager &pm, const SuperoptimizeOptionsBase<Derived> &options,
-    const std::string &target) {
+    const std::string &target, search::PredefinedKernels pricing) {
   pm.addNestedPass<func::FuncOp>(createMirageImport());
   MirageSuperoptimizeOptions so;
   so.target = target;
+  so.predefinedKernels = pricing;
   so.maxBlockOps = options.maxBlockOps;
   so.threads = options.threads;
   so.timeBudget = options.timeBudget;
@@ -50,17 +52,11 @@ static void buildSuperoptimizeStages(
 }
 } // namespace mirage
 
-template <class Derived>
 void mirage::buildSuperoptimizePipeline(
-    OpPassManager &pm, const SuperoptimizeOptionsBase<Derived> &options) {
-  buildSuperoptimizeStages(pm, options, options.target);
+    OpPassManager &pm, const SuperoptimizePipelineOptions &options) {
+  buildSuperoptimizeStages(pm, options, options.target,
+                           options.predefinedKernels);
 }
-
-template void mirage::buildSuperoptimizePipeline(
-    OpPassManager &, const SuperoptimizeOptionsBase<SuperoptimizePipelineOptions> &);
-template void mirage::buildSuperoptimizePipeline(
-    OpPassManager &,
-    const SuperoptimizeOptionsBase<SuperoptimizeToPTXPipelineOptions> &);
 
 void mirage::buildKernelsToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createMirageLowerKernelsToLoops());
@@ -92,7 +88,8 @@ void mirage::buildSuperoptimizeToPTXPipeline(
   // A whole program is written even when one graph cannot be lowered.
   ptx.keepGoing = true;
   if (options.chip.empty() || (byChip && byChip->name == target))
-    mirage::buildSuperoptimizeStages(pm, options, target);
+    mirage::buildSuperoptimizeStages(pm, options, target,
+                                     search::PredefinedKernels::Expansion);
   pm.addPass(createMirageKernelsToPTX(ptx));
 }
 

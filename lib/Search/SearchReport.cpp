@@ -35,7 +35,8 @@ bool SearchReport::operator==(const SearchReport &o) const {
          statesPruned == o.statesPruned &&
          candidatesVerified == o.candidatesVerified && seconds == o.seconds &&
          timedOut == o.timedOut && inputCostUs == o.inputCostUs &&
-         bestCostUs == o.bestCostUs && kernelsInInput == o.kernelsInInput &&
+         bestCostUs == o.bestCostUs && libraryCostUs == o.libraryCostUs &&
+         kernelsInInput == o.kernelsInInput &&
          kernelsInWinner == o.kernelsInWinner &&
          verificationLog2Bound == o.verificationLog2Bound &&
          verificationTests == o.verificationTests &&
@@ -67,6 +68,7 @@ Value mirage::toJSON(const SearchReport &r) {
       {"timed_out", r.timedOut},
       {"input_cost_us", number(r.inputCostUs)},
       {"best_cost_us", number(r.bestCostUs)},
+      {"library_cost_us", number(r.libraryCostUs)},
       {"estimated_speedup", number(r.estimatedSpeedup())},
       {"kernels_in_input", r.kernelsInInput},
       {"kernels_in_winner", r.kernelsInWinner},
@@ -152,7 +154,8 @@ bool mirage::fromJSON(const Value &v, SearchReport &r, llvm::json::Path path) {
       !getNumber(*o, "seconds", r.seconds, path) ||
       !getNumber(*o, "search_seconds", r.searchSeconds, path) ||
       !getNumber(*o, "input_cost_us", r.inputCostUs, path) ||
-      !getNumber(*o, "best_cost_us", r.bestCostUs, path))
+      !getNumber(*o, "best_cost_us", r.bestCostUs, path) ||
+      !getNumber(*o, "library_cost_us", r.libraryCostUs, path))
     return false;
   if (auto b = o->getBoolean("timed_out"))
     r.timedOut = *b;

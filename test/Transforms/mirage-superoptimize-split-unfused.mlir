@@ -5,14 +5,16 @@
 // rows of the first product before the second matmul may start, so no one
 // kernel beats the unfused three. The pieces replace the graph in program
 // order, named after it, chained through their results; the module's
-// summary counts the pieces, not the whole.
+// summary counts the pieces, not the whole. The second piece, one matmul of
+// K = 8192, has a split-K pair cheaper than the expansion the code
+// generator would emit for it (PricingAsEmitted.md).
 //
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off" -o - 2>&1 | FileCheck %s
 
 // CHECK: remark: graph 'mlp' left unchanged: no fused kernel beats it (the cheapest is estimated at {{[0-9.]+}} us, the graph at {{[0-9.]+}} us)
 // CHECK: remark: graph 'mlp' (3 kernels) has no fused kernel as a whole: split at its matmul chains into 2 graphs (mlp_part0, mlp_part1), each searched
 // CHECK: remark: graph 'mlp_part0'
-// CHECK: remark: graph 'mlp_part1'
+// CHECK: remark: superoptimized 'mlp_part1'
 // CHECK: remark: superoptimized 2 graph(s): 2 searched
 // CHECK-LABEL: func.func @norm_between_matmuls
 // CHECK: %[[P0:.*]] = mirage_kernel.graph "mlp_part0"(%arg0, %arg1, %arg2)
@@ -21,7 +23,8 @@
 // CHECK: %[[P1:.*]] = mirage_kernel.graph "mlp_part1"(%[[P0]], %arg3)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: mirage_kernel.matmul
-// CHECK: return %[[P1]]
+// CHECK: %[[OPT:.*]] = mirage_kernel.graph "mlp_part1_opt" reference "mlp_part1"(%[[P0]], %arg3)
+// CHECK: return %[[OPT]]
 
 func.func @norm_between_matmuls(%x: tensor<16x64xf16>, %w1: tensor<64x8192xf16>, %g: tensor<1x8192xf16>, %w2: tensor<8192x64xf16>) -> tensor<16x64xf16> {
   %o = mirage_kernel.graph "mlp" (%x, %w1, %g, %w2) : (tensor<16x64xf16>, tensor<64x8192xf16>, tensor<1x8192xf16>, tensor<8192x64xf16>) -> tensor<16x64xf16> {

@@ -221,3 +221,75 @@ TEST(KernelExpansion, DecodeGemvFillsTheMachine) {
   EXPECT_GE(k1.grid[0] * k1.grid[1] * k1.grid[2], t.numSMs / 2);
   expectExpansionEqual(g);
 }
+
+// The search prices a graph as the code generator emits it
+// (PricingAsEmitted.md): its expansion's cost, for the target asked.
+TEST(KernelExpansion, EmittedCostIsTheExpansionsCost) {
+  UGraph g;
+  int32_t x = g.addInput({8, 4096}, ElemType::F16);
+  int32_t w = g.addInput({4096, 4096}, ElemType::F16);
+  g.markOutput(g.addMatmul(g.addRmsNorm(x, -1), w));
+  ASSERT_TRUE(hasPredefinedKernels(g));
+  for (const char *name : {"h100", "a100"}) {
+    SCOPED_TRACE(name);
+    TargetInfo t = *lookupTarget(name);
+    UGraph forTarget = g;
+    forTarget.target = name;
+    std::string err;
+    std::optional<UGraph> e =
+        expandPredefinedKernels(forTarget, KernelExpansionOptions(), err);
+    ASSERT_TRUE(e.has_value()) << err;
+    ASSERT_FALSE(hasPredefinedKernels(*e));
+    GraphCost emitted = estimateEmittedCost(g, t);
+    GraphCost expansion = estimateCost(*e, t);
+    EXPECT_EQ(emitted.seconds, expansion.seconds);
+    EXPECT_EQ(emitted.numKernels(), expansion.numKernels());
+    // Not the library price: the expansion's GEMV and rms_norm are not
+    // idealised library kernels.
+    EXPECT_NE(emitted.seconds, estimateCost(g, t).seconds);
+  }
+}
+
+// A graph of custom kernels only is priced as it is; one whose expansion
+// fails is priced as written (its lowering gives the reason).
+TEST(KernelExpansion, EmittedCostOfCustomOrUnexpandableGraphs) {
+  TargetInfo t = *lookupTarget(kDefaultTarget);
+  UGraph g;
+  int32_t x = g.addInput({8, 4096}, ElemType::F16);
+  int32_t w = g.addInput({4096, 4096}, ElemType::F16);
+  g.markOutput(g.addMatmul(g.addRmsNorm(x, -1), w));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  EXPECT_EQ(estimateEmittedCost(*e, t).seconds, estimateCost(*e, t).seconds);
+
+  UGraph wide; // TooLargeForSharedMemoryIsAnError's concat
+  int32_t a = wide.addInput({2, 1 << 19}, ElemType::F32);
+  int32_t b = wide.addInput({2, 1 << 19}, ElemType::F32);
+  wide.markOutput(wide.addConcat(a, b, 1));
+  ASSERT_FALSE(expandPredefinedKernels(wide, {}, err).has_value());
+  EXPECT_EQ(estimateEmittedCost(wide, t).seconds,
+            estimateCost(wide, t).seconds);
+}
+
+// Split-K keeps whole column tiles, however wide: a decode GEMV of 256
+// columns (wider than the largest ordinary column tile) and K = 32768
+// splits K over the machine instead of running on 32 blocks of 8 columns,
+// and its combine spreads the partials over every row of the output.
+TEST(KernelExpansion, WideDecodeGemvSplitsK) {
+  UGraph g;
+  g.markOutput(g.addMatmul(g.addInput({8, 32768}, ElemType::F16),
+                           g.addInput({32768, 256}, ElemType::F16)));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  ASSERT_EQ(e->ops.size(), 2u) << "a split kernel and its combine";
+  TargetInfo t = *lookupTarget(kDefaultTarget);
+  const UGraph &split = e->bodies[e->ops[0].body];
+  // K's power-of-two splits: 128 blocks (a block on all but 4 SMs).
+  EXPECT_GE(split.grid[0] * split.grid[1] * split.grid[2], t.numSMs / 2);
+  const UGraph &combine = e->bodies[e->ops[1].body];
+  EXPECT_EQ(combine.grid[0] * combine.grid[1] * combine.grid[2], 8)
+      << "one block per output row: the strided fold keeps a row whole";
+  expectExpansionEqual(g);
+}

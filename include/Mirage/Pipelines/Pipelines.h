@@ -112,17 +112,30 @@ struct SuperoptimizeOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::init(true)};
 };
 
+/// The IR-to-IR pipeline also says how the pre-defined kernels its graphs
+/// keep run downstream; mirage-superoptimize-to-ptx emits them itself, so
+/// it always prices them as emitted (docs/Rationale/PricingAsEmitted.md).
 struct SuperoptimizePipelineOptions
-    : public SuperoptimizeOptionsBase<SuperoptimizePipelineOptions> {};
+    : public SuperoptimizeOptionsBase<SuperoptimizePipelineOptions> {
+  Option<search::PredefinedKernels> predefinedKernels{
+      *this, "predefined-kernels",
+      llvm::cl::desc("how kept pre-defined kernels run downstream, and so "
+                     "how graphs are priced"),
+      llvm::cl::init(search::defaults::kPredefinedKernels),
+      llvm::cl::values(
+          clEnumValN(search::PredefinedKernels::Expansion, "expansion",
+                     "expanded by this project's code generator"),
+          clEnumValN(search::PredefinedKernels::Library, "library",
+                     "tuned library kernels of another compiler"))};
+};
 
 /// linalg/TOSA → kernel graphs (mirage-import), superoptimization
 /// (mirage-superoptimize), thread-graph fusion of element-wise block operators
 /// (mirage-fuse-thread-graphs, unless fuse-thread-graphs=false) and an
 /// independent re-verification of every winner against its reference
 /// (mirage-verify-equivalence).
-template <class Derived>
 void buildSuperoptimizePipeline(mlir::OpPassManager &pm,
-                                const SuperoptimizeOptionsBase<Derived> &options);
+                                const SuperoptimizePipelineOptions &options);
 
 struct KernelsToGPUPipelineOptions
     : public mlir::PassPipelineOptions<KernelsToGPUPipelineOptions> {

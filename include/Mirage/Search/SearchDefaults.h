@@ -14,6 +14,22 @@
 
 #include <cstdint>
 
+namespace mirage::search {
+
+/// How the pre-defined kernels of a graph (matmul, element-wise, reduce,
+/// rms_norm, concat) run downstream, and so how the search prices every
+/// graph it compares (docs/Rationale/PricingAsEmitted.md).
+enum class PredefinedKernels {
+  /// Expanded into custom kernels by this project's code generator
+  /// (mirage-kernels-to-ptx, the CPU path): priced as emitted.
+  Expansion,
+  /// Lowered to tuned library kernels by another compiler: priced as
+  /// idealised library kernels (CostModel.md, "Library kernels").
+  Library,
+};
+
+} // namespace mirage::search
+
 namespace mirage::search::defaults {
 
 /// Block operators per block graph, besides iterators and savers.
@@ -30,6 +46,9 @@ inline constexpr double kTimeBudgetSeconds = 60;
 inline constexpr double kModuleTimeBudgetSeconds = 600;
 /// Cost-model target.
 inline constexpr const char *kTarget = "h100";
+/// Pre-defined kernels priced as this project's code generator emits them.
+inline constexpr PredefinedKernels kPredefinedKernels =
+    PredefinedKernels::Expansion;
 /// False-acceptance targets (bits) of the probe filter and of the final
 /// check at the real shapes.
 inline constexpr unsigned kProbeVerifyBits = 32;

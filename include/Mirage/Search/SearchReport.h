@@ -40,8 +40,12 @@ struct SearchReport {
   double searchSeconds = 0; // of which the search (bounded by time-budget)
   bool timedOut = false;    // the budget ran out; best so far returned
   // Costs (µs) and structure.
-  double inputCostUs = 0;
+  double inputCostUs = 0;  // the reference, priced as it will run
   double bestCostUs = 0;
+  /// The reference priced as idealised library kernels (CostModel.md), the
+  /// conservative baseline (PricingAsEmitted.md); infinite when a kernel
+  /// does not fit the target; 0 in reports written before it existed.
+  double libraryCostUs = 0;
   int64_t kernelsInInput = 0;
   int64_t kernelsInWinner = 0;
   // Verification of the winner: log2 of the false-acceptance bound (≤ 0),

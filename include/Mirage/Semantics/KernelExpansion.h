@@ -10,6 +10,7 @@
 #ifndef MIRAGE_SEMANTICS_KERNELEXPANSION_H
 #define MIRAGE_SEMANTICS_KERNELEXPANSION_H
 
+#include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include <optional>
@@ -31,6 +32,18 @@ struct KernelExpansionOptions {
 std::optional<UGraph> expandPredefinedKernels(const UGraph &g,
                                               const KernelExpansionOptions &o,
                                               std::string &error);
+
+/// Whether `g` has a pre-defined kernel op, i.e. whether its expansion
+/// differs from it.
+bool hasPredefinedKernels(const UGraph &g);
+
+/// The cost of `g` on `target` as the code generator emits it
+/// (docs/Rationale/PricingAsEmitted.md): its pre-defined kernels expanded
+/// with the code generator's options, for `target`, and priced as the
+/// custom kernels they become. A graph without pre-defined kernels is
+/// priced as it is; one whose expansion fails is priced as written
+/// (library kernels), since its lowering refuses it with its own reason.
+GraphCost estimateEmittedCost(const UGraph &g, const TargetInfo &target);
 
 } // namespace mirage
 

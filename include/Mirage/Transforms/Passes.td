@@ -68,6 +68,15 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     finite-field verifier, real grid and for-loop sizes chosen by the cost
     model of `target`, and the winner verified again at the real shapes.
 
+    Every graph compared (the reference, each candidate) is priced as it
+    will run: with `predefined-kernels=expansion` (the default) its
+    pre-defined kernels are priced as the custom kernels this project's code
+    generator expands them into, the code `mirage-superoptimize-to-ptx`
+    writes; with `predefined-kernels=library`, for a compiler that lowers
+    kept pre-defined kernels to library calls, as idealised library kernels
+    (docs/Rationale/PricingAsEmitted.md). The remark and the report also
+    give the reference priced as library kernels.
+
     A cheaper winner is inserted after the original as `<name>_opt` (or,
     when the module has a graph of that name, the first free
     `<name>_opt_<n>`) with `reference "<name>"`, and all uses are
@@ -125,6 +134,21 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string",
            "::mirage::search::defaults::kTarget",
            "cost-model target: h100 or a100">,
+    Option<"predefinedKernels", "predefined-kernels",
+           "::mirage::search::PredefinedKernels",
+           "::mirage::search::defaults::kPredefinedKernels",
+           "how the pre-defined kernels of a graph run downstream, and so how "
+           "every graph compared is priced (see "
+           "docs/Rationale/PricingAsEmitted.md)",
+           [{::llvm::cl::values(
+             clEnumValN(::mirage::search::PredefinedKernels::Expansion,
+                        "expansion",
+                        "expanded into custom kernels by this project's code "
+                        "generator (mirage-kernels-to-ptx): priced as emitted"),
+             clEnumValN(::mirage::search::PredefinedKernels::Library,
+                        "library",
+                        "lowered to tuned library kernels by another "
+                        "compiler: priced as idealised library kernels"))}]>,
     Option<"maxBlockOps", "max-block-ops", "unsigned",
            "::mirage::search::defaults::kMaxBlockOps",
            "block operators per block graph, besides iterators and savers">,
