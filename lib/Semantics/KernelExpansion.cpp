@@ -180,10 +180,17 @@ struct Expander {
     return acc < 0 ? -1 : b.addOutputSaver(acc, omap);
   }
 
+  /// How a split-K pair's combine tiles the output (splitCombineKernel).
+  enum class CombineTiles {
+    Default, // the reduce expansion's own tiles
+    Spread,  // small enough for a block per SM
+  };
+
   /// One tiling of a matmul: row and column tiles, K step, and S > 1 for
-  /// split-K over grid x (whole column tile only).
+  /// split-K over grid x (whole column tile only) with its combine's tiles.
   struct MatmulTiling {
     int64_t tm, tn, tk, splits;
+    CombineTiles combine = CombineTiles::Default;
   };
 
   /// The grid of kernel 1 of a tiling: column tiles (or splits) by row
@@ -256,55 +263,56 @@ struct Expander {
   }
 
   /// The combine of a split-K tiling: the reduce expansion summing the
-  /// partials strided to N, on its default tiles or spread over the
-  /// machine, whichever the model prices lower: a GEMV's 512 KB of
+  /// partials strided to N, on the tiles `t.combine` names. The tilings
+  /// offer both and the model picks (tilingRank): a GEMV's 512 KB of
   /// partials, below the megabyte that spreads a reduce by itself, took
-  /// 9.5 us on 4 blocks and 5.7 us on 8 (each output row stays whole in a
-  /// block, so M blocks at most). A plain reduce keeps its rule: more
-  /// blocks there can cost a tail (TailCombine.md) that this kernel-local
-  /// choice cannot see.
+  /// 9.5 us on 4 default blocks and 5.7 us spread over 8 (each output row
+  /// stays whole in a block, so M blocks at most). A plain reduce keeps its
+  /// rule: spreading it can cost a tail that a kernel-local choice cannot
+  /// see.
   UGraph splitCombineKernel(const UOp &op, const MatmulTiling &t) const {
     const UValue &o = val(op.results[0]);
     Shape partial = o.shape;
     partial.back() *= t.splits;
-    auto build = [&](bool spread) {
-      return reduceKernel(partial, o.type, o.shape, o.shape.size() - 1,
-                          o.shape.back(), ReduceKind::sum, spread);
-    };
-    UGraph plain = build(false), spread = build(true);
-    auto priced = [&](const UGraph &b) -> std::optional<double> {
-      if (!b.error.empty())
-        return std::nullopt;
-      KernelPlan plan = planKernel(b, target);
-      if (!plan.launchable || plan.sharedBytes > opt.sharedMemoryBytes)
-        return std::nullopt;
-      return estimateKernel(b, plan, target).seconds;
-    };
-    std::optional<double> a = priced(plain), b = priced(spread);
-    return b && (!a || *b < *a) ? std::move(spread) : std::move(plain);
+    return reduceKernel(partial, o.type, o.shape, o.shape.size() - 1,
+                        o.shape.back(), ReduceKind::sum,
+                        t.combine == CombineTiles::Spread);
   }
 
   /// The ranking figure of a tiling's kernels (CostModel.h,
   /// rankingSeconds), or nothing if one cannot launch within the
   /// shared-memory budget.
   std::optional<double> tilingRank(const UOp &op, const MatmulTiling &t) const {
-    llvm::SmallVector<KernelCost, 2> kernels;
-    double seconds = 0;
-    auto price = [&](const UGraph &b) {
+    auto fits = [&](const UGraph &b) {
       if (!b.error.empty())
         return false;
       KernelPlan plan = planKernel(b, target);
-      if (!plan.launchable || plan.sharedBytes > opt.sharedMemoryBytes)
-        return false;
-      kernels.push_back(estimateKernel(b, plan, target));
-      seconds += kernels.back().seconds;
-      return true;
+      return plan.launchable && plan.sharedBytes <= opt.sharedMemoryBytes;
     };
-    if (!price(matmulKernel(op, t)))
+    UGraph k1 = matmulKernel(op, t);
+    if (!fits(k1))
       return std::nullopt;
-    if (t.splits > 1 && !price(splitCombineKernel(op, t)))
+    // Priced as the graph the lowering emits: a split pair's combine may
+    // run in the split kernel's launch (TailCombine.md), which only the
+    // graph's estimate sees.
+    UGraph g;
+    const UValue &a = val(op.operands[0]), &b = val(op.operands[1]);
+    int32_t kernel = g.addCustom({g.addInput(a.shape, a.type),
+                                  g.addInput(b.shape, b.type)},
+                                 std::move(k1));
+    if (t.splits > 1) {
+      UGraph k2 = splitCombineKernel(op, t);
+      if (kernel < 0 || !fits(k2))
+        return std::nullopt;
+      kernel = g.addCustom({kernel}, std::move(k2));
+    }
+    if (kernel < 0)
       return std::nullopt;
-    return rankingSeconds(seconds, kernels, target);
+    g.markOutput(kernel);
+    GraphCost c = estimateCost(g, target);
+    if (!c.fits)
+      return std::nullopt;
+    return rankingSeconds(c, target);
   }
 
   /// The small-matmul rule: the largest tiles within the options, grown
@@ -374,7 +382,8 @@ struct Expander {
         // refuses tiles that do not fit).
         for (int64_t s = 2; s <= k / tk; ++s)
           if ((k / tk) % s == 0)
-            consider({tm, n, tk, s});
+            for (CombineTiles c : {CombineTiles::Default, CombineTiles::Spread})
+              consider({tm, n, tk, s, c});
       }
     if (priced.empty())
       return base;
