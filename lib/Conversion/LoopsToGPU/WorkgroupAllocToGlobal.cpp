@@ -54,6 +54,28 @@ void eraseDeallocs(memref::AllocOp a) {
     if (isa<memref::DeallocOp>(user))
       user->erase();
 }
+
+/// Replaces each of `allocs`, in order, by a view of the i8 buffer `base`
+/// from byte `start` on, each at an offset aligned to `alignOf(alloc)`;
+/// returns the end of the last one.
+int64_t placeAsViews(ArrayRef<memref::AllocOp> allocs, Value base,
+                     int64_t start,
+                     llvm::function_ref<int64_t(memref::AllocOp)> alignOf) {
+  OpBuilder b(base.getContext());
+  int64_t offset = start;
+  for (memref::AllocOp a : allocs) {
+    offset = llvm::alignTo(offset, alignOf(a));
+    b.setInsertionPoint(a);
+    Value off = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
+    Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), base, off,
+                                        ValueRange{});
+    offset += byteSize(a.getType());
+    eraseDeallocs(a);
+    a.replaceAllUsesWith(view);
+    a.erase();
+  }
+  return offset;
+}
 } // namespace
 
 FailureOr<mirage::SharedPlacement>
@@ -112,20 +134,10 @@ mirage::placeWorkgroupBuffers(func::FuncOp kernel, int64_t maxStaticBytes,
                                       : &kernel.getBody().front());
     Value base =
         memref::GetGlobalOp::create(b, loc, type, global.getSymName());
-    int64_t offset = 0;
-    for (memref::AllocOp a : allocs) {
-      offset = llvm::alignTo(
-          offset, std::max<int64_t>(a.getAlignment().value_or(0), kStaticAlign));
-      b.setInsertionPoint(a);
-      Value off = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
-      Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), base,
-                                          off, ValueRange{});
-      offset += byteSize(a.getType());
-      eraseDeallocs(a);
-      a.replaceAllUsesWith(view);
-      a.erase();
-    }
-    total = llvm::alignTo(offset, kStaticAlign);
+    int64_t end = placeAsViews(allocs, base, 0, [](memref::AllocOp a) {
+      return std::max<int64_t>(a.getAlignment().value_or(0), kStaticAlign);
+    });
+    total = llvm::alignTo(end, kStaticAlign);
     LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
                             << total << " B static shared\n");
     return SharedPlacement{total, 0};
@@ -150,19 +162,10 @@ mirage::placeWorkgroupBuffers(func::FuncOp kernel, int64_t maxStaticBytes,
       b, loc,
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                       MemRefLayoutAttrInterface(), i8Space));
-  int64_t offset = reserve;
-  for (memref::AllocOp a : allocs) {
-    offset = llvm::alignTo(offset, kDynamicAlign);
-    b.setInsertionPoint(a);
-    Value off = arith::ConstantIndexOp::create(b, a.getLoc(), offset);
-    Value view = memref::ViewOp::create(b, a.getLoc(), a.getType(), base,
-                                        off, ValueRange{});
-    offset += byteSize(a.getType());
-    eraseDeallocs(a);
-    a.replaceAllUsesWith(view);
-    a.erase();
-  }
-  offset = llvm::alignTo(offset, kDynamicAlign);
+  int64_t offset = llvm::alignTo(
+      placeAsViews(allocs, base, reserve,
+                   [](memref::AllocOp) { return kDynamicAlign; }),
+      kDynamicAlign);
   LLVM_DEBUG(llvm::dbgs() << "[loops-to-gpu] " << kernel.getName() << ": "
                           << offset << " B dynamic shared\n");
   return SharedPlacement{0, offset};
