@@ -171,13 +171,7 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     entry.phases.push_back(phase);
     // The tile written: by a cp.async, or a copy that stayed synchronous
     // (a narrower vector, or a scalar store).
-    Value dst;
-    if (auto cp = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
-      dst = cp.getDst();
-    else if (auto w = dyn_cast<vector::TransferWriteOp>(op))
-      dst = w.getBase();
-    else if (auto st = dyn_cast<memref::StoreOp>(op))
-      dst = st.getMemRef();
+    Value dst = mirage::detail::writtenMemref(op);
     if (Value a = dst ? mirage::detail::rootAlloc(dst) : Value())
       entry.tiles.insert(a);
   }

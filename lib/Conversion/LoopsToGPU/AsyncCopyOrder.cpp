@@ -53,6 +53,18 @@ Value mirage::detail::readMemref(Operation *op) {
   return {};
 }
 
+Value mirage::detail::writtenMemref(Operation *op) {
+  if (auto s = dyn_cast<memref::StoreOp>(op))
+    return s.getMemRef();
+  if (auto w = dyn_cast<vector::TransferWriteOp>(op))
+    return w.getBase();
+  if (auto s = dyn_cast<vector::StoreOp>(op))
+    return s.getBase();
+  if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+    return c.getDst();
+  return {};
+}
+
 bool mirage::detail::readsAnyOf(Operation *op,
                                 const llvm::SmallSetVector<Value, 4> &allocs) {
   return op

@@ -1,8 +1,9 @@
 //===- SharedTiles.h - Which shared tile an access touches ------*- C++ -*-===//
 //
 // Internal to LoopsToGPU (defined in AsyncCopyOrder.cpp): the async-copy
-// stage places its waits before the readers of a group's tiles, and the
-// check after it follows the same tiles; the mapping stage and the
+// stage groups copies by the tiles they write and places its waits before
+// the readers of a group's tiles, and the check after it follows the same
+// tiles; the mapping stage and the
 // shared-memory race check tell shared memrefs apart the same way.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,9 @@ mlir::Value rootAlloc(mlir::Value v);
 /// The memref `op` itself reads (memref.load, vector.transfer_read,
 /// vector.load, nvgpu.ldmatrix), or null.
 mlir::Value readMemref(mlir::Operation *op);
+/// The memref `op` itself writes (memref.store, vector.transfer_write,
+/// vector.store, the destination of nvgpu.device_async_copy), or null.
+mlir::Value writtenMemref(mlir::Operation *op);
 /// Whether `op` or an op nested in it reads a view of one of `allocs`.
 bool readsAnyOf(mlir::Operation *op,
                 const llvm::SmallSetVector<mlir::Value, 4> &allocs);
