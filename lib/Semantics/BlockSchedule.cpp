@@ -39,6 +39,7 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
   s.matmulInto.assign(numOps, -1);
   s.buffered.assign(numValues, false);
   s.beforeLoop.assign(numOps, false);
+  s.sameInEveryBlock.assign(numOps, false);
   s.storage.resize(numValues);
   for (size_t v = 0; v < numValues; ++v)
     s.storage[v] = block.values[v].type;
@@ -96,6 +97,20 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
         }
         s.beforeLoop[i] = invariant;
       }
+    }
+    // The same in every block: the operands' producers come earlier too.
+    if (op.kind == OpKind::InputIterator) {
+      bool replicated = true;
+      for (int a = 0; a < 3; ++a)
+        replicated = replicated && (block.grid[a] == 1 || op.map[a] < 0);
+      s.sameInEveryBlock[i] = replicated;
+    } else if (op.kind != OpKind::OutputSaver && !op.operands.empty()) {
+      bool same = true;
+      for (int32_t v : op.operands) {
+        int32_t d = block.values[v].def;
+        same = same && d >= 0 && s.sameInEveryBlock[d];
+      }
+      s.sameInEveryBlock[i] = same;
     }
     if (op.kind == OpKind::Matmul && s.stage[i] == BlockStage::InLoop &&
         !s.beforeLoop[i]) {

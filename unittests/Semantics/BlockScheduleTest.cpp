@@ -172,3 +172,98 @@ TEST(BlockSchedule, TheEvaluatorComputesTheSameValuesOnce) {
   ASSERT_EQ(r.size(), 1u);
   EXPECT_LT(maxRelativeError(r[0], a[0]), 1e-12);
 }
+
+// docs/Rationale/GridInvariantOps.md: an iterator that replicates every
+// grid axis of extent > 1, and what is computed from such tiles alone, are
+// the same in every block; a saver never is.
+TEST(BlockSchedule, SameInEveryBlock) {
+  UGraph b(Level::Block);
+  b.grid = {4, 1, 1};
+  b.forloopRange = 2;
+  int32_t x = b.addInput({8, 64}, ElemType::F32);
+  int32_t w = b.addInput({64, 32}, ElemType::F32);
+  int32_t xt = b.addInputIterator(x, {-1, -1, -1}, 1);
+  // Grid y has extent 1: a map on it replicates nothing.
+  int32_t xt2 = b.addInputIterator(x, {-1, 0, -1}, 1);
+  int32_t wt = b.addInputIterator(w, {1, -1, -1}, 0);
+  int32_t sq = b.addBinary(BinaryKind::mul, xt, xt2);
+  int32_t rms = b.addAccum(AccumKind::rms_last, sq, -1, 0);
+  int32_t mm = b.addMatmul(xt, wt);
+  int32_t acc = b.addAccum(AccumKind::sum, mm, -1, 0);
+  int32_t out = b.addBinary(BinaryKind::div, acc, rms);
+  int32_t save = b.addOutputSaver(out, {1, -1, -1});
+  b.markOutput(save);
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  BlockSchedule s = scheduleBlock(b);
+  auto same = [&](int32_t v) { return s.sameInEveryBlock[b.values[v].def]; };
+  EXPECT_TRUE(same(xt));
+  EXPECT_TRUE(same(xt2));
+  EXPECT_TRUE(same(sq));
+  EXPECT_TRUE(same(rms));
+  EXPECT_FALSE(same(wt));
+  EXPECT_FALSE(same(mm));
+  EXPECT_FALSE(same(acc));
+  EXPECT_FALSE(same(out));
+  EXPECT_FALSE(same(save));
+}
+
+// The evaluator computes such results once (block 0) and every other block
+// reads them: the outputs are those of the same graph in which every block
+// reads its own copy of the replicated input, element for element, with
+// results the same in every block of each kind (before the loop, per
+// iteration, a running max's state, an accumulator, after the loop).
+TEST(BlockSchedule, EvaluatorSharesGridInvariantResults) {
+  constexpr int64_t kBlocks = 3, kLoop = 4, kM = 4, kK = 16, kN = 8;
+  // `copies`: X is [kBlocks, kM, kK·kLoop], one copy per block (imap x -> 0),
+  // else [1, kM, kK·kLoop], replicated (imap -1).
+  auto build = [&](bool copies) {
+    UGraph b(Level::Block);
+    b.grid = {kBlocks, 1, 1};
+    b.forloopRange = kLoop;
+    int32_t x = b.addInput({copies ? kBlocks : 1, kM, kK * kLoop}, ElemType::F32);
+    int32_t g = b.addInput({copies ? kBlocks : 1, kM, 1}, ElemType::F32);
+    int32_t w = b.addInput({1, kK * kLoop, kN * kBlocks}, ElemType::F32);
+    int32_t copy = copies ? 0 : -1;
+    int32_t xt = b.addInputIterator(x, {copy, -1, -1}, 2);
+    int32_t gt = b.addInputIterator(g, {copy, -1, -1}, -1); // before the loop
+    int32_t wt = b.addInputIterator(w, {2, -1, -1}, 1);
+    int32_t e = b.addUnary(UnaryKind::exp, b.addBinary(BinaryKind::mul, xt, gt));
+    int32_t run = b.addRunningMax(e, 2);
+    int32_t prev = run, cur = run + 1;
+    int32_t shifted = b.addBinary(BinaryKind::sub, e, cur);
+    int32_t norm = b.addAccum(AccumKind::rms_last, shifted, -1, 0);
+    int32_t rescale = b.addUnary(UnaryKind::exp,
+                                 b.addBinary(BinaryKind::sub, prev, cur));
+    int32_t mm = b.addMatmul(shifted, wt);
+    int32_t acc = b.addAccum(AccumKind::sum, mm, rescale, 0);
+    int32_t scale = b.addUnary(UnaryKind::sqrt, norm); // after the loop
+    b.markOutput(b.addOutputSaver(b.addBinary(BinaryKind::div, acc, scale),
+                                  {2, -1, -1}));
+    EXPECT_TRUE(b.error.empty()) << b.error;
+    return b;
+  };
+  UGraph shared = build(false), own = build(true);
+  BlockSchedule s = scheduleBlock(shared);
+  ASSERT_TRUE(llvm::count(s.sameInEveryBlock, true) >= 8)
+      << "the case must exercise the shared results";
+  ASSERT_TRUE(llvm::none_of(scheduleBlock(own).sameInEveryBlock,
+                            [](bool b) { return b; }));
+  auto in = randomInputs(shared, 5);
+  auto replicate = [&](const Tensor<double> &t) {
+    Tensor<double> r({kBlocks, t.shape[1], t.shape[2]}, 0.0);
+    for (int64_t c = 0; c < kBlocks; ++c)
+      std::copy(t.data.begin(), t.data.end(), r.data.begin() + c * t.size());
+    return r;
+  };
+  std::vector<Tensor<double>> copies{replicate(in[0]), replicate(in[1]), in[2]};
+  static Float64Semantics sem;
+  for (unsigned threads : {1u, 3u}) {
+    Evaluator<Float64Semantics> eval(sem, threads);
+    auto a = eval.runBlockGraph(shared, in);
+    auto b = eval.runBlockGraph(own, copies);
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(a[0].shape, b[0].shape);
+    for (int64_t i = 0; i < a[0].size(); ++i)
+      ASSERT_EQ(a[0].data[i], b[0].data[i]) << "element " << i;
+  }
+}

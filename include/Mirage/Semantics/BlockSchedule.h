@@ -75,6 +75,13 @@ struct BlockSchedule {
   /// operands are before the loop. Its tile is the same in every iteration;
   /// such a matmul keeps its product tile (no matmulInto).
   std::vector<bool> beforeLoop;
+  /// Per op: whether its results are the same in every block of the grid:
+  /// an input iterator that replicates every grid axis of extent > 1 (imap
+  /// -1), or an operator (not a saver) all of whose operands are such
+  /// results. The evaluator computes these once per graph
+  /// (GridInvariantOps.md); every block of the GPU kernel still computes
+  /// its own.
+  std::vector<bool> sameInEveryBlock;
 };
 
 BlockSchedule scheduleBlock(const UGraph &block);

@@ -12,7 +12,11 @@
 // reductions, rms_norm, concat, the block-graph loop (grid, iterators with
 // imap/fmap, accumulators, savers with omap) and thread graphs. A block
 // graph runs literally block by block and iteration by iteration, so the
-// evaluator checks the tiling semantics, not just the algebra.
+// evaluator checks the tiling semantics, not just the algebra. The one
+// exception is work that is the same in every block by the graph's own
+// rules (BlockSchedule::sameInEveryBlock: tiles every block reads alike and
+// what is computed from them alone): block 0 computes it and the other
+// blocks read its results (docs/Rationale/GridInvariantOps.md).
 //
 // Threads. The blocks of a block graph, and the rows of a kernel-level
 // matmul, run on up to `threads` workers (default: hardware_concurrency; 1 =
@@ -129,6 +133,11 @@ template <class S> struct DotPartialsOf<S, true> {
 /// Below this many scalar operations a parallel loop is not worth the
 /// thread start-up (tens of microseconds).
 constexpr int64_t kMinParallelWork = 1 << 16;
+
+/// The most bytes of results of grid-invariant ops one block graph's run
+/// keeps to share between its blocks (GridInvariantOps.md); above it every
+/// block computes its own.
+constexpr int64_t kMaxGridInvariantBytes = int64_t(64) << 20;
 } // namespace detail
 
 template <class Sem> class Evaluator {
@@ -243,15 +252,31 @@ public:
     BlockSchedule sched = scheduleBlock(b);
     // Matmuls summed straight into their accumulator's exact partial sums.
     std::vector<int> fusedInto = fusedMatmulAccums(b, sched);
+    // The results of ops that are the same in every block are computed by
+    // block 0 and read by the others (GridInvariantOps.md).
+    std::optional<GridInvariantValues> same;
+    if (numBlocks > 1 && gridInvariantBytes(b, sched) > 0 &&
+        gridInvariantBytes(b, sched) <= detail::kMaxGridInvariantBytes) {
+      same.emplace();
+      same->perIteration.resize(b.values.size());
+      same->once.resize(b.values.size());
+    }
     auto blockAt = [&](int64_t i) {
       GridDims idx{i % b.grid[0], (i / b.grid[0]) % b.grid[1],
                    i / (b.grid[0] * b.grid[1])};
-      runBlock(b, sched, fusedInto, inputs, idx, outputIndex, outputs);
+      runBlock(b, sched, fusedInto, inputs, idx, outputIndex, outputs,
+               same && i == 0 ? &*same : nullptr,
+               same && i > 0 ? &*same : nullptr);
     };
     int64_t work = numBlocks * blockWork(b);
     if (!saversDisjoint(b))
       work = 0; // not a valid block graph; stay serial (and deterministic)
-    parallelFor(numBlocks, work, blockAt);
+    if (same) {
+      blockAt(0);
+      parallelFor(numBlocks - 1, work, [&](int64_t i) { blockAt(i + 1); });
+    } else {
+      parallelFor(numBlocks, work, blockAt);
+    }
     return outputs;
   }
 
@@ -362,6 +387,39 @@ private:
 
   V binary(BinaryKind k, V a, V b) const { return applyBinary(sem, k, a, b); }
 
+  /// The results of a block graph's ops that are the same in every block
+  /// (BlockSchedule::sameInEveryBlock), as block 0 computed them: per value,
+  /// one tile per iteration for in-loop results (one, the first, for those
+  /// before the loop), and one for accumulators and after-loop results.
+  struct GridInvariantValues {
+    std::vector<std::vector<T>> perIteration;
+    std::vector<T> once;
+  };
+
+  /// Whether an op of stage `s` has a result per iteration (iterators and
+  /// in-loop operators; accumulators have theirs after the loop).
+  static bool resultPerIteration(BlockStage s) {
+    return s == BlockStage::Iterator || s == BlockStage::InLoop;
+  }
+
+  /// The bytes GridInvariantValues would hold for `b` (0: no op is the
+  /// same in every block).
+  static int64_t gridInvariantBytes(const UGraph &b,
+                                    const BlockSchedule &sched) {
+    int64_t elements = 0;
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      if (!sched.sameInEveryBlock[i])
+        continue;
+      int64_t copies =
+          resultPerIteration(sched.stage[i]) && !sched.beforeLoop[i]
+              ? std::max<int64_t>(b.forloopRange, 1)
+              : 1;
+      for (int32_t r : b.ops[i].results)
+        elements += copies * numElements(b.values[r].shape);
+    }
+    return elements * static_cast<int64_t>(sizeof(V));
+  }
+
   /// For each op of block graph `b`: the accumulator op an in-loop matmul's
   /// products go straight into (exact partial sums, see the file comment),
   /// or -1. Only where the domain keeps exact partial sums, the matmul's
@@ -403,10 +461,14 @@ private:
     return into;
   }
 
+  /// One block of `b`. With `record`, the results of its ops that are the
+  /// same in every block are kept there; with `replay`, those ops do not
+  /// run and their results are read from it.
   void runBlock(const UGraph &b, const BlockSchedule &sched,
                 const std::vector<int> &fusedInto, llvm::ArrayRef<Source> inputs,
                 const GridDims &blockIdx, const std::vector<int> &outputIndex,
-                std::vector<T> &outputs) const {
+                std::vector<T> &outputs, GridInvariantValues *record,
+                const GridInvariantValues *replay) const {
     std::vector<T> vals(b.values.size());
     std::vector<const T *> at(b.values.size());
     for (size_t v = 0; v < vals.size(); ++v)
@@ -425,6 +487,14 @@ private:
         const UOp &op = b.ops[i];
         if (it > 0 && sched.beforeLoop[i])
           continue;
+        const bool same = sched.sameInEveryBlock[i];
+        if (replay && same) {
+          // An accumulator's state is taken whole after the loop.
+          if (resultPerIteration(stages[i]))
+            for (int32_t r : op.results)
+              at[r] = &replay->perIteration[r][it];
+          continue;
+        }
         switch (stages[i]) {
         case BlockStage::Iterator: {
           int inputPos = 0;
@@ -441,7 +511,7 @@ private:
         }
         case BlockStage::Accumulate:
           if (!fusedAccum[i])
-            accumulate(b, op, vals, acc[i]);
+            accumulate(op, at, acc[i]);
           break;
         case BlockStage::InLoop:
           if (fusedInto[i] >= 0) {
@@ -450,7 +520,7 @@ private:
               p.reset(numElements(b.values[op.results[0]].shape));
             matmulAccumulate(*at[op.operands[0]], *at[op.operands[1]], p);
           } else if (op.kind == OpKind::RunningMax) {
-            runningMax(b, op, vals, it == 0);
+            runningMax(b, op, at, vals, it == 0);
           } else {
             runTensorOp(b, op, at, vals);
           }
@@ -459,11 +529,19 @@ private:
         case BlockStage::Save:
           break;
         }
+        if (record && same && resultPerIteration(stages[i]))
+          for (int32_t r : op.results)
+            record->perIteration[r].push_back(vals[r]);
       }
     }
     // After the loop: finish accumulators, run after-loop ops, save tiles.
     for (size_t i = 0; i < b.ops.size(); ++i) {
       const UOp &op = b.ops[i];
+      const bool same = sched.sameInEveryBlock[i];
+      if (replay && same && !resultPerIteration(stages[i])) {
+        at[op.results[0]] = &replay->once[op.results[0]];
+        continue;
+      }
       switch (stages[i]) {
       case BlockStage::Accumulate:
         if (fusedAccum[i])
@@ -471,7 +549,7 @@ private:
         vals[op.results[0]] = finishAccum(b, op, std::move(*acc[i]));
         break;
       case BlockStage::Save: {
-        const T &tile = vals[op.operands[0]];
+        const T &tile = *at[op.operands[0]];
         Shape off = saverTileOffset(tile.shape, blockIdx, op.map);
         insertTile(tile, off, outputs[outputIndex[op.results[0]]]);
         break;
@@ -483,6 +561,8 @@ private:
       case BlockStage::InLoop:
         break;
       }
+      if (record && same && !resultPerIteration(stages[i]))
+        record->once[op.results[0]] = vals[op.results[0]];
     }
   }
 
@@ -536,9 +616,9 @@ private:
   /// Folds this iteration's contribution into the state. The first
   /// contribution becomes the state, which equals combining it with the
   /// rule's identity in every domain (also where -inf does not exist).
-  void accumulate(const UGraph &b, const UOp &op, std::vector<T> &vals,
+  void accumulate(const UOp &op, llvm::ArrayRef<const T *> at,
                   std::optional<T> &state) const {
-    T c = accumContribution(op, vals[op.operands[0]]);
+    T c = accumContribution(op, *at[op.operands[0]]);
     if (!state) {
       state = std::move(c);
       return;
@@ -550,7 +630,7 @@ private:
       return;
     case AccumCombine::RescaledAdd: {
       // acc <- acc * r + c, with r broadcast to acc's shape.
-      const T &r = vals[op.operands[1]];
+      const T &r = *at[op.operands[1]];
       Shape rs = rowMajorStrides(r.shape);
       forEachIndex(state->shape, [&](int64_t i, llvm::ArrayRef<int64_t> idx) {
         V scale = r.data[broadcastOffset(r.shape, rs, idx)];
@@ -568,9 +648,9 @@ private:
   /// One iteration of `prev, cur = running_max x dim d` (RunningMaxRule.h).
   /// The state is cur's tile of the previous iteration, which `vals` keeps
   /// (nothing else writes it), read before it is overwritten.
-  void runningMax(const UGraph &b, const UOp &op, std::vector<T> &vals,
-                  bool first) const {
-    T m = reduce(ReduceKind::max, vals[op.operands[0]], op.dim, 1);
+  void runningMax(const UGraph &b, const UOp &op, llvm::ArrayRef<const T *> at,
+                  std::vector<T> &vals, bool first) const {
+    T m = reduce(ReduceKind::max, *at[op.operands[0]], op.dim, 1);
     const bool f64Graph = llvm::any_of(
         b.values, [](const UValue &v) { return v.type == ElemType::F64; });
     const V floor = sem.fromDouble(runningMaxFloor(f64Graph));
