@@ -338,11 +338,19 @@ LogicalResult mirage::foldReductionTreesInWarps(func::FuncOp kernel,
     }
     std::optional<Combine> combine =
         whole ? findCombine(levels.back().forall) : std::nullopt;
-    // Every level folds with the same combine into the same buffer.
+    // Every level folds with the same combine into the same buffer: the
+    // shuffles apply the last level's ops at every level, so each level's
+    // ops must be those, in order, with the same attributes (an addf level
+    // under a maxf one would otherwise fold as maxf).
+    auto sameOps = [](const Combine &a, const Combine &b) {
+      return llvm::equal(a.ops, b.ops, [](Operation *x, Operation *y) {
+        return x->getName() == y->getName() &&
+               x->getAttrDictionary() == y->getAttrDictionary();
+      });
+    };
     for (size_t i = 0; combine && i + 1 < levels.size(); ++i) {
       std::optional<Combine> ci = findCombine(levels[i].forall);
-      if (!ci || ci->buffer != combine->buffer ||
-          ci->ops.size() != combine->ops.size())
+      if (!ci || ci->buffer != combine->buffer || !sameOps(*ci, *combine))
         combine.reset();
     }
     if (!combine) {

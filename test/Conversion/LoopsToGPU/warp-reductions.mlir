@@ -183,5 +183,45 @@ func.func @tree_apart() attributes {mirage_kernel.kernel,
   return
 }
 
+// Adjacent levels that fold with different ops (addf, then maximumf): the
+// shuffles would apply one of them at both levels; kept.
+// CHECK-LABEL: func.func @tree_mixed_ops
+// CHECK-NOT:   gpu.shuffle
+// CHECK:       mirage_kernel.reduction_tree = array<i64: 5, 2, 4, 40>
+// CHECK:       mirage_kernel.reduction_tree = array<i64: 5, 1, 4, 40>
+func.func @tree_mixed_ops() attributes {mirage_kernel.kernel,
+    mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
+  scf.forall (%bx, %by, %bz) in (1, 1, 1) {
+    %buf = memref.alloc() : memref<40x4xf32, #gpu.address_space<workgroup>>
+    scf.forall (%t) in (128) {
+      %c80 = arith.constant 80 : index
+      %in = arith.cmpi ult, %t, %c80 : index
+      scf.if %in {
+        %o = affine.apply #out2(%t)
+        %l = affine.apply #lane2(%t)
+        %p = affine.apply #other2(%t)
+        %a = memref.load %buf[%o, %p] : memref<40x4xf32, #gpu.address_space<workgroup>>
+        %b = memref.load %buf[%o, %l] : memref<40x4xf32, #gpu.address_space<workgroup>>
+        %m = arith.addf %b, %a : f32
+        memref.store %m, %buf[%o, %l] : memref<40x4xf32, #gpu.address_space<workgroup>>
+      }
+    } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 5, 2, 4, 40>}
+    scf.forall (%t) in (128) {
+      %c40 = arith.constant 40 : index
+      %in = arith.cmpi ult, %t, %c40 : index
+      scf.if %in {
+        %o = affine.apply #out1(%t)
+        %l = affine.apply #lane1(%t)
+        %p = affine.apply #other1(%t)
+        %a = memref.load %buf[%o, %p] : memref<40x4xf32, #gpu.address_space<workgroup>>
+        %b = memref.load %buf[%o, %l] : memref<40x4xf32, #gpu.address_space<workgroup>>
+        %m = arith.maximumf %b, %a : f32
+        memref.store %m, %buf[%o, %l] : memref<40x4xf32, #gpu.address_space<workgroup>>
+      }
+    } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_tree = array<i64: 5, 1, 4, 40>}
+  } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
+  return
+}
+
 }
 }
