@@ -56,7 +56,8 @@ case "$mode" in
     # that call the verifier, the field arithmetic, abstract expressions and
     # the result cache from several threads at once.
     tsan_tests=(ParallelEvalTest FusionSearchTest ResultCacheTest VerifierTest
-                FiniteFieldTest AbstractExprTest EvaluatorTest FieldDotTest)
+                FiniteFieldTest AbstractExprTest EvaluatorTest FieldDotTest
+                BlockScheduleTest)
     # Cases left out under TSan: the eps-and-weight search explores 24 times
     # the states of FindsFusedRmsNormMatmul through the same threaded code
     # (8 s in a release build, over 37 min under TSan on 2 cores), and the
