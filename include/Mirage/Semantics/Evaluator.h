@@ -255,8 +255,8 @@ public:
     // The results of ops that are the same in every block are computed by
     // block 0 and read by the others (GridInvariantOps.md).
     std::optional<GridInvariantValues> same;
-    if (numBlocks > 1 && gridInvariantBytes(b, sched) > 0 &&
-        gridInvariantBytes(b, sched) <= detail::kMaxGridInvariantBytes) {
+    const int64_t sameBytes = numBlocks > 1 ? gridInvariantBytes(b, sched) : 0;
+    if (sameBytes > 0 && sameBytes <= detail::kMaxGridInvariantBytes) {
       same.emplace();
       same->perIteration.resize(b.values.size());
       same->once.resize(b.values.size());
