@@ -52,6 +52,12 @@ llvm::SmallVector<int64_t, 8> alignedDivisors(int64_t extent, int64_t limit,
   return out;
 }
 
+/// The grids the expansion tiles for: fewer, larger blocks than the μGraph
+/// rule allows (kMaxBlocks). Only where such tiles do not fit shared memory
+/// does an element-wise kernel tile for the rule's limit instead
+/// (docs/Rationale/GridLimits.md).
+constexpr int64_t kPreferredBlocks = 4096;
+
 /// A partition of an output shape over the grid: grid axis a splits dim
 /// map[a] into grid[a] chunks of tile[map[a]].
 struct Partition {
@@ -63,9 +69,10 @@ struct Partition {
 /// Partitions `shape` for a block tile of about `maxElems` elements: x over
 /// the last dim (at most `maxCols` wide), y over the second-last, z over the
 /// first of rank ≥ 3; dims in `whole` stay whole. Grows tiles until the grid
-/// has at most kMaxBlocks blocks.
+/// has at most `maxBlocks` blocks.
 Partition partition(llvm::ArrayRef<int64_t> shape, int64_t maxElems,
-                    int64_t maxCols, llvm::ArrayRef<int64_t> whole = {}) {
+                    int64_t maxCols, llvm::ArrayRef<int64_t> whole = {},
+                    int64_t maxBlocks = kPreferredBlocks) {
   int64_t r = shape.size();
   auto isWhole = [&](int64_t d) {
     return std::find(whole.begin(), whole.end(), d) != whole.end();
@@ -104,7 +111,7 @@ Partition partition(llvm::ArrayRef<int64_t> shape, int64_t maxElems,
         p.grid[i] = 1;
       blocks *= p.grid[i];
     }
-    if (blocks <= kMaxBlocks || scale > (int64_t(1) << 40))
+    if (blocks <= maxBlocks || scale > (int64_t(1) << 40))
       return p;
   }
 }
@@ -324,7 +331,8 @@ struct Expander {
     int64_t batch = r >= 3 ? os[0] : 1;
     int64_t tn = divisorAtMost(n, opt.matmulTileN);
     int64_t tm = divisorAtMost(m, opt.matmulTileM);
-    while ((n / tn) * (m / tm) * batch > kMaxBlocks && (tn < n || tm < m)) {
+    while ((n / tn) * (m / tm) * batch > kPreferredBlocks &&
+           (tn < n || tm < m)) {
       if (tn < n)
         tn = divisorAtMost(n, tn * 2);
       else
@@ -366,7 +374,7 @@ struct Expander {
     auto consider = [&](const MatmulTiling &t) {
       GridDims g = matmulGrid(op, t);
       int64_t blocks = g[0] * g[1] * g[2];
-      if (blocks > kMaxBlocks)
+      if (blocks > kPreferredBlocks)
         return;
       if (std::optional<double> rank = tilingRank(op, t))
         priced.push_back({t, *rank, blocks});
@@ -436,19 +444,35 @@ struct Expander {
     return true;
   }
 
+  /// The block graph `build` makes for a partition of `shape` into tiles of
+  /// about elementwiseTileElems: for kPreferredBlocks, or for the rule's
+  /// kMaxBlocks where those tiles do not fit shared memory (an element-wise
+  /// op over 10^8 elements; GridLimits.md).
+  UGraph
+  partitioned(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> whole,
+              llvm::function_ref<UGraph(const Partition &)> build) const {
+    UGraph b = build(partition(shape, opt.elementwiseTileElems, 256, whole));
+    if (!b.error.empty() ||
+        planKernel(b, target).sharedBytes <= opt.sharedMemoryBytes)
+      return b;
+    return build(
+        partition(shape, opt.elementwiseTileElems, 256, whole, kMaxBlocks));
+  }
+
   bool elementwise(const UOp &op) {
     const Shape &os = val(op.results[0]).shape;
-    Partition p = partition(os, opt.elementwiseTileElems, 256);
-    llvm::SmallVector<int32_t> ins;
-    UGraph b = blockFor(op, p, 1, ins);
-    llvm::SmallVector<int32_t> tiles;
-    for (size_t i = 0; i < ins.size(); ++i)
-      tiles.push_back(b.addInputIterator(
-          ins[i], operandMap(p, val(op.operands[i]).shape, os), -1));
-    int32_t res = b.addLike(op, tiles);
-    if (res < 0)
-      return fail(op, opKindName(op.kind), b.error);
-    b.markOutput(saveInLoop(b, res, p.map));
+    UGraph b = partitioned(os, {}, [&](const Partition &p) {
+      llvm::SmallVector<int32_t> ins;
+      UGraph k = blockFor(op, p, 1, ins);
+      llvm::SmallVector<int32_t> tiles;
+      for (size_t i = 0; i < ins.size(); ++i)
+        tiles.push_back(k.addInputIterator(
+            ins[i], operandMap(p, val(op.operands[i]).shape, os), -1));
+      int32_t res = k.addLike(op, tiles);
+      if (res >= 0)
+        k.markOutput(saveInLoop(k, res, p.map));
+      return k;
+    });
     return emit(op, std::move(b), opKindName(op.kind));
   }
 
@@ -491,24 +515,27 @@ struct Expander {
     if (rmsValue < 0)
       return fail(op, "rms_norm", out.error);
 
-    Partition p = partition(xs, opt.elementwiseTileElems, 256);
-    UGraph b(Level::Block);
-    b.grid = p.grid;
-    b.forloopRange = 1;
-    int32_t bx = b.addInput(xs, type);
-    int32_t br = b.addInput(rowsShape, type);
-    int32_t y = b.addBinary(BinaryKind::div, b.addInputIterator(bx, p.map, -1),
-                            b.addInputIterator(
-                                br, operandMap(p, rowsShape, xs), -1));
+    UGraph b = partitioned(xs, {}, [&](const Partition &p) {
+      UGraph k(Level::Block);
+      k.grid = p.grid;
+      k.forloopRange = 1;
+      int32_t kx = k.addInput(xs, type);
+      int32_t kr = k.addInput(rowsShape, type);
+      int32_t y =
+          k.addBinary(BinaryKind::div, k.addInputIterator(kx, p.map, -1),
+                      k.addInputIterator(kr, operandMap(p, rowsShape, xs), -1));
+      if (op.operands.size() > 1) {
+        const UValue &w = val(op.operands[1]);
+        int32_t kw = k.addInput(w.shape, w.type);
+        y = k.addBinary(BinaryKind::mul, y,
+                        k.addInputIterator(kw, operandMap(p, w.shape, xs), -1));
+      }
+      k.markOutput(saveInLoop(k, y, p.map));
+      return k;
+    });
     llvm::SmallVector<int32_t, 3> operands{map[op.operands[0]], rmsValue};
-    if (op.operands.size() > 1) {
-      const UValue &w = val(op.operands[1]);
-      int32_t bw = b.addInput(w.shape, w.type);
-      y = b.addBinary(BinaryKind::mul, y,
-                      b.addInputIterator(bw, operandMap(p, w.shape, xs), -1));
+    if (op.operands.size() > 1)
       operands.push_back(map[op.operands[1]]);
-    }
-    b.markOutput(saveInLoop(b, y, p.map));
     if (!b.error.empty())
       return fail(op, "rms_norm", b.error);
     int32_t first = out.addCustom(operands, std::move(b));
@@ -545,13 +572,14 @@ struct Expander {
 
   bool concat(const UOp &op) {
     const Shape &os = val(op.results[0]).shape;
-    Partition p = partition(os, opt.elementwiseTileElems, 256, {op.dim});
-    llvm::SmallVector<int32_t> ins;
-    UGraph b = blockFor(op, p, 1, ins);
-    int32_t at = b.addInputIterator(ins[0], p.map, -1);
-    int32_t bt = b.addInputIterator(ins[1], p.map, -1);
-    int32_t c = b.addConcat(at, bt, op.dim);
-    b.markOutput(saveInLoop(b, c, p.map));
+    UGraph b = partitioned(os, {op.dim}, [&](const Partition &p) {
+      llvm::SmallVector<int32_t> ins;
+      UGraph k = blockFor(op, p, 1, ins);
+      int32_t at = k.addInputIterator(ins[0], p.map, -1);
+      int32_t bt = k.addInputIterator(ins[1], p.map, -1);
+      k.markOutput(saveInLoop(k, k.addConcat(at, bt, op.dim), p.map));
+      return k;
+    });
     return emit(op, std::move(b), "concat");
   }
 

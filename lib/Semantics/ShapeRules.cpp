@@ -156,7 +156,10 @@ std::string mirage::checkGrid(const GridDims &grid, int64_t forloopRange) {
   // can overflow.
   int64_t blocks = 1;
   for (int64_t g : grid) {
-    if (g > kMaxBlocks || blocks * g > kMaxBlocks)
+    if (g > kMaxGridExtent)
+      return "grid " + shapeToString(grid) + " has an axis of more than " +
+             str(kMaxGridExtent) + " blocks";
+    if (blocks * g > kMaxBlocks)
       return "grid " + shapeToString(grid) + " has more than the maximum " +
              str(kMaxBlocks) + " blocks";
     blocks *= g;

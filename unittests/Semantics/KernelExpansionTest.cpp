@@ -7,11 +7,14 @@
 // strided reductions, eps and weights).
 //
 //===----------------------------------------------------------------------===//
+#include "Mirage/Semantics/KernelExpansion.h"
 #include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
-#include "Mirage/Semantics/KernelExpansion.h"
+#include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/RandomInputs.h"
+#include "Mirage/Semantics/ShapeRules.h"
+#include "Mirage/Semantics/Target.h"
 
 #include "TestGraphs.h"
 
@@ -126,6 +129,58 @@ TEST(KernelExpansion, TooLargeForSharedMemoryIsAnError) {
   EXPECT_FALSE(expandPredefinedKernels(g, o, err).has_value());
   EXPECT_NE(err.find("concat"), std::string::npos) << err;
   EXPECT_NE(err.find("shared memory"), std::string::npos) << err;
+}
+
+namespace {
+
+/// The one kernel of an expanded single-op graph and its plan.
+std::pair<UGraph, KernelPlan> onlyKernel(const UGraph &g,
+                                         const KernelExpansionOptions &o) {
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, o, err);
+  EXPECT_TRUE(e.has_value()) << err;
+  if (!e || e->ops.size() != 1 || e->ops[0].kind != OpKind::Custom)
+    return {UGraph(Level::Block), KernelPlan()};
+  const UGraph &body = e->bodies[e->ops[0].body];
+  return {body, planKernel(body, *lookupTarget(kDefaultTarget))};
+}
+
+int64_t blocksOf(const UGraph &body) {
+  return body.grid[0] * body.grid[1] * body.grid[2];
+}
+
+} // namespace
+
+// docs/Rationale/GridLimits.md: an element-wise op too large for tiles on
+// 4096 blocks (the scores of a 32-head, 2048-token prefill attention:
+// 263,168 bytes of tiles) tiles for the rule's grid limit instead, within
+// shared memory and every axis within CUDA's 65,535.
+TEST(KernelExpansion, HugeElementwiseTilesForTheRulesGridLimit) {
+  UGraph g;
+  g.markOutput(g.addUnary(UnaryKind::mul_scalar,
+                          g.addInput({32, 2048, 2048}, ElemType::F16), 0.5));
+  auto [body, plan] = onlyKernel(g, {});
+  EXPECT_GT(blocksOf(body), 4096);
+  EXPECT_LE(blocksOf(body), kMaxBlocks);
+  for (int64_t extent : body.grid)
+    EXPECT_LE(extent, kMaxGridExtent);
+  EXPECT_LE(plan.sharedBytes, lookupTarget(kDefaultTarget)->smemBytesPerBlock);
+
+  // The same fallback at evaluable sizes, by a smaller shared-memory budget:
+  // tiles that fit it, more blocks, and still the op.
+  UGraph h;
+  int32_t a = h.addInput({8, 256, 256}, ElemType::F32);
+  int32_t b = h.addInput({8, 256, 256}, ElemType::F32);
+  h.markOutput(h.addBinary(BinaryKind::mul, a, b));
+  KernelExpansionOptions o;
+  o.elementwiseTileElems = 64;
+  auto [preferred, preferredPlan] = onlyKernel(h, o);
+  EXPECT_LE(blocksOf(preferred), 4096);
+  o.sharedMemoryBytes = preferredPlan.sharedBytes - 1;
+  auto [fallback, fallbackPlan] = onlyKernel(h, o);
+  EXPECT_GT(blocksOf(fallback), blocksOf(preferred));
+  EXPECT_LE(fallbackPlan.sharedBytes, o.sharedMemoryBytes);
+  expectExpansionEqual(h, o);
 }
 
 TEST(KernelExpansion, RowsTooWideForOneBlockTakeTwoKernels) {

@@ -257,9 +257,12 @@ TEST(UGraph, EverySaverIsAnOutput) {
 
 TEST(UGraph, OutputsCheckTheGrid) {
   BlockFixture f;
-  f.b.grid = {64, 64, 2};
+  f.b.grid = {1024, 1024, 2};
   EXPECT_EQ(verifyUGraphOutputs(f.b),
-            "grid [64, 64, 2] has more than the maximum 4096 blocks");
+            "grid [1024, 1024, 2] has more than the maximum 1048576 blocks");
+  f.b.grid = {1, 65536, 1};
+  EXPECT_EQ(verifyUGraphOutputs(f.b),
+            "grid [1, 65536, 1] has an axis of more than 65535 blocks");
   f.b.grid = {1, 1, 1};
   f.b.forloopRange = 0;
   EXPECT_EQ(verifyUGraphOutputs(f.b), "for-loop range must be positive, got 0");

@@ -28,8 +28,12 @@ using AxisMap = std::array<int64_t, 3>;
 
 /// Largest tensor rank a μGraph handles.
 constexpr int64_t kMaxRank = 4;
-/// Largest number of thread blocks one graph-defined kernel may launch.
-constexpr int64_t kMaxBlocks = 4096;
+/// Largest number of thread blocks one graph-defined kernel may launch, and
+/// the largest extent of one grid axis (CUDA's limit along y and z, kept for
+/// x too so that any axis maps to any hardware dimension). Not the search's
+/// limit, which is smaller (kSearchMaxBlocks; docs/Rationale/GridLimits.md).
+constexpr int64_t kMaxBlocks = int64_t(1) << 20;
+constexpr int64_t kMaxGridExtent = 65535;
 /// Largest number of elements of one tensor: 2^40, 2 TiB in f16, far above
 /// any GPU's memory (a 405B-class layer's largest weight has under 2^31).
 /// It keeps element and byte counts, and their sums over a graph, far inside

@@ -175,7 +175,7 @@ std::vector<int64_t> fusion::combineWideningFactors(int64_t extent,
                                                     int64_t blocks) {
   std::vector<int64_t> out;
   for (int64_t f = 2; extent % f == 0 && extent / f >= kMinCombineTile &&
-                      blocks * f <= kMaxBlocks;
+                      blocks * f <= kSearchMaxBlocks;
        f *= 2)
     out.push_back(f);
   return out;

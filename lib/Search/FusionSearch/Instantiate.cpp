@@ -208,7 +208,7 @@ void fusion::forEachLaunch(
       grid[a] = axisChoices[a][idx[a]];
       blocks *= grid[a];
     }
-    if (blocks <= kMaxBlocks)
+    if (blocks <= kSearchMaxBlocks)
       for (int64_t loop : loopChoices)
         fn(grid, loop);
     more = false;
@@ -237,7 +237,7 @@ void fusion::forEachSplitLaunch(
   forEachLaunch(gridOnly, classes, [&](const GridDims &grid, int64_t) {
     int64_t blocks = grid[0] * grid[1] * grid[2];
     for (int64_t s : factors) {
-      if (blocks * s > kMaxBlocks)
+      if (blocks * s > kSearchMaxBlocks)
         break;
       GridDims g = grid;
       g[axis] = 1; // the split axis is set by the caller's construction
@@ -305,7 +305,8 @@ double fusion::patternCostFloor(const Pattern &pat,
                        combine.grid = grid;
                        double combineFloor = floor(combine, saved);
                        const int64_t blocks = grid[0] * grid[1] * grid[2];
-                       for (int64_t f = 2; blocks * f <= kMaxBlocks; f *= 2) {
+                       for (int64_t f = 2; blocks * f <= kSearchMaxBlocks;
+                            f *= 2) {
                          combine.grid[pat.gridClasses.size()] = f;
                          combineFloor =
                              std::min(combineFloor, floor(combine, saved));

@@ -404,9 +404,13 @@ bool instantiateSplit(const UGraph &block, const SplitPlan &plan,
 /// (16 bytes of f16: one vector store per row).
 constexpr int64_t kMinCombineTile = 8;
 
+/// The largest grid the search enumerates: a bound of the search space, not
+/// the μGraph rule (kMaxBlocks, far larger; docs/Rationale/GridLimits.md).
+constexpr int64_t kSearchMaxBlocks = 4096;
+
 /// The factors a combine of `blocks` blocks may be spread by along a dim of
 /// extent `extent`: powers of two from 2 that divide it, leaving at least
-/// kMinCombineTile elements per tile and at most kMaxBlocks blocks.
+/// kMinCombineTile elements per tile and at most kSearchMaxBlocks blocks.
 std::vector<int64_t> combineWideningFactors(int64_t extent, int64_t blocks);
 
 /// Copies of a split pair `pair` (a kernel graph whose last custom kernel
@@ -450,14 +454,15 @@ std::vector<Instance> cheapestInstances(const Found &found,
                                         bool online = false);
 
 /// Calls `fn(grid, forloop)` for every real launch of `pattern`: powers of
-/// two dividing each class's extent, at most kMaxBlocks blocks.
+/// two dividing each class's extent, at most kSearchMaxBlocks blocks.
 void forEachLaunch(const Pattern &pattern, const IndexClasses &classes,
                    llvm::function_ref<void(const GridDims &, int64_t)> fn);
 
 /// Calls `fn(grid, splits, forloop)` for every split launch of `pattern`
 /// (a for-loop class and a free grid axis needed): the pattern's grids,
 /// times powers of two `splits` ≥ 2 and `forloop` ≥ 1 whose product divides
-/// the for-loop class's extent, at most kMaxBlocks blocks with the splits.
+/// the for-loop class's extent, at most kSearchMaxBlocks blocks with the
+/// splits.
 void forEachSplitLaunch(
     const Pattern &pattern, const IndexClasses &classes,
     llvm::function_ref<void(const GridDims &, int64_t, int64_t)> fn);

@@ -530,14 +530,30 @@ func.func @rank_above_four(%x: tensor<1x2x2x2x8xf32>) {
 
 // -----
 
-func.func @too_many_blocks(%x: tensor<64x64x2xf32>) {
-  // expected-error @+1 {{grid [64, 64, 2] has more than the maximum 4096 blocks}}
-  %k = mirage_kernel.custom (%x) grid = [64, 64, 2] forloop = 1 : (tensor<64x64x2xf32>) -> tensor<64x64x2xf32> {
-  ^bb0(%X: tensor<64x64x2xf32>):
-    %t = mirage_block.input_iterator %X imap = [0, 1, 2] fmap = -1 : tensor<64x64x2xf32> -> tensor<1x1x1xf32>
+func.func @too_many_blocks(%x: tensor<1024x1024x2xf32>) {
+  // expected-error @+1 {{grid [1024, 1024, 2] has more than the maximum 1048576 blocks}}
+  %k = mirage_kernel.custom (%x) grid = [1024, 1024, 2] forloop = 1 : (tensor<1024x1024x2xf32>) -> tensor<1024x1024x2xf32> {
+  ^bb0(%X: tensor<1024x1024x2xf32>):
+    %t = mirage_block.input_iterator %X imap = [0, 1, 2] fmap = -1 : tensor<1024x1024x2xf32> -> tensor<1x1x1xf32>
     %a = mirage_block.accum sum %t : tensor<1x1x1xf32> -> tensor<1x1x1xf32>
-    %s = mirage_block.output_saver %a omap = [0, 1, 2] : tensor<1x1x1xf32> -> tensor<64x64x2xf32>
-    mirage_block.yield %s : tensor<64x64x2xf32>
+    %s = mirage_block.output_saver %a omap = [0, 1, 2] : tensor<1x1x1xf32> -> tensor<1024x1024x2xf32>
+    mirage_block.yield %s : tensor<1024x1024x2xf32>
+  }
+  return
+}
+
+// -----
+
+// CUDA launches at most 65535 blocks along y and z; the rule holds every
+// axis to it (docs/Rationale/GridLimits.md).
+func.func @axis_too_long(%x: tensor<65536x2xf32>) {
+  // expected-error @+1 {{grid [65536, 1, 1] has an axis of more than 65535 blocks}}
+  %k = mirage_kernel.custom (%x) grid = [65536, 1, 1] forloop = 1 : (tensor<65536x2xf32>) -> tensor<65536x2xf32> {
+  ^bb0(%X: tensor<65536x2xf32>):
+    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = -1 : tensor<65536x2xf32> -> tensor<1x2xf32>
+    %a = mirage_block.accum sum %t : tensor<1x2xf32> -> tensor<1x2xf32>
+    %s = mirage_block.output_saver %a omap = [0, -1, -1] : tensor<1x2xf32> -> tensor<65536x2xf32>
+    mirage_block.yield %s : tensor<65536x2xf32>
   }
   return
 }
@@ -546,7 +562,7 @@ func.func @too_many_blocks(%x: tensor<64x64x2xf32>) {
 
 func.func @block_count_overflow(%x: tensor<8x64xf32>) {
   // 2^32 × 2^32 wraps to 0 in 64-bit arithmetic; it must still be rejected.
-  // expected-error @+1 {{grid [4294967296, 4294967296, 1] has more than the maximum 4096 blocks}}
+  // expected-error @+1 {{grid [4294967296, 4294967296, 1] has an axis of more than 65535 blocks}}
   %k = mirage_kernel.custom (%x) grid = [4294967296, 4294967296, 1] forloop = 1 : (tensor<8x64xf32>) -> tensor<8x64xf32> {
   ^bb0(%X: tensor<8x64xf32>):
     %t = mirage_block.input_iterator %X imap = [-1, -1, -1] fmap = -1 : tensor<8x64xf32> -> tensor<8x64xf32>

@@ -157,7 +157,7 @@ def Kernel_CustomOp : Kernel_Op<"custom", [IsolatedFromAbove, SingleBlock,
     imap/fmap/omap with exact divisibility; every path from an input to an
     output crosses exactly one iterator, one accumulator and one saver, with
     in-loop and after-loop operators kept apart; savers write disjoint regions;
-    rank ≤ 4; at most 4096 blocks; and the tiles fit the shared memory of
+    rank ≤ 4; at most 2^20 blocks and 65535 along an axis; and the tiles fit the shared memory of
     `target` (default "h100"; also "a100").
 
     ```mlir
