@@ -33,6 +33,12 @@ and error, the refit's and its error, and the mean absolute errors before
 and after. The numbers go into lib/Semantics/Target.cpp by hand (the cost
 model's fingerprint then moves the result cache's key).
 
+Then the calibration probes, where RESULTS_DIR/probes holds their runs
+(calibrate_probes.py, docs/Rationale/CalibrationProbes.md): per probe the
+measured time and the model's error, then the launch term, the gaps, the
+latency of Little's law, one SM's DRAM rate, the peak rate and what an
+intermediate read from L2 saves, each measured on its own.
+
 Exit status: 0 fitted; 1 too few kernels to fit (fewer than the terms);
 2 bad input (a manifest without the estimate's parts, or whose parts do not
 add up to its estimate). Standard library only: it runs on the GPU machine.
@@ -42,6 +48,8 @@ import glob
 import json
 import os
 import sys
+
+import calibrate_probes
 
 
 class BadInput(Exception):
@@ -158,7 +166,8 @@ def main():
                            "dependent": bool(r.get("dependent_launch", True)),
                            "median": float(r["median_us"]), "kernels": kernels,
                            "alone": [float(t["median_us"]) for t in times]})
-    except (BadInput, OSError, ValueError) as e:
+        probes = calibrate_probes.analyse(args.results, bundle, load_lines, find_manifest)
+    except (BadInput, calibrate_probes.ProbeError, OSError, ValueError) as e:
         print("calibrate.py: %s" % e, file=sys.stderr)
         return 2
 
@@ -177,6 +186,8 @@ def main():
               % (len(rows), terms), file=sys.stderr)
         for s in skipped:
             print("* skipped %s" % s, file=sys.stderr)
+        if probes and not args.json:
+            calibrate_probes.print_section(probes)
         return 1
     a, b, c = (fit[0], fit[1], fit[2]) if with_tail else (fit[0], None, fit[1])
 
@@ -216,6 +227,8 @@ def main():
               "gap_dependent_us": gaps.get(True), "gap_plain_us": gaps.get(False),
               "mean_abs_error_before": mean(before), "mean_abs_error_after": mean(after),
               "skipped": skipped}
+    if probes is not None:
+        result["probes"] = probes
     if args.json:
         print(json.dumps(result, sort_keys=True))
         return 0
@@ -249,6 +262,8 @@ def main():
           % (100 * mean(before), 100 * mean(after)))
     for s in skipped:
         print("* skipped %s" % s)
+    if probes is not None:
+        calibrate_probes.print_section(probes)
     return 0
 
 

@@ -28,6 +28,10 @@
 # against a dependent launch. A `torch` file names the torch_workloads.py
 # function of the layer, where it has one.
 #
+# Then the calibration probes (PROBES=1; docs/Rationale/CalibrationProbes.md),
+# in OUT_DIR/probes/: bench/gpu/make_probes.py writes them as kernel graphs
+# and mirage-kernels-to-ptx{chip=CHIP} lowers them.
+#
 # Every manifest is then validated with `mirage-run --dry-run` (which refuses
 # kernels that cannot launch on the chip), and every graph that names a
 # reference is validated again as the pair run.sh runs (`--reference`). The
@@ -43,7 +47,9 @@
 # SEARCH_BUDGET (60: search seconds per workload), SEARCH_OPTIONS (more
 # mirage-superoptimize-to-ptx options, e.g. "threads=2"), MODELS
 # (space-separated LAYER[:TORCH] entries, LAYER a path under bench/models
-# without .mlir, TORCH its torch_workloads.py function; empty: none).
+# without .mlir, TORCH its torch_workloads.py function; empty: none), PROBES
+# (1; 0: no probes), PROBE_OPTIONS (make_probes.py options, e.g.
+# "--block-kib 16" for a small bundle).
 # Exit status 1 when any workload failed (listed at the end as <w> or
 # <w>/searched); the bundle is written regardless.
 set -euo pipefail
@@ -60,6 +66,8 @@ SEARCH=${SEARCH:-1}
 SEARCH_BUDGET=${SEARCH_BUDGET:-60}
 SEARCH_OPTIONS=${SEARCH_OPTIONS:-}
 MODELS=${MODELS-"attention/llama3_8b_gqa_decode:decode_attention attention/mistral_7b_gqa_decode:decode_attention attention/qwen2_5_7b_gqa_decode:decode_attention attention/qwen3_8b_qknorm_decode attention/llama3_8b_gqa_decode_masked qwen2_5_7b_gated_mlp:gated_mlp"}
+PROBES=${PROBES:-1}
+PROBE_OPTIONS=${PROBE_OPTIONS:-}
 MAX_BUNDLE_BYTES=$((64 * 1024 * 1024))
 MARKER=.mirage-gpu-bundle
 
@@ -272,6 +280,23 @@ PY
     fi
   fi
 done
+
+# The calibration probes: one term of the cost model each.
+if [ "$PROBES" != 0 ]; then
+  dir=$OUT/probes
+  mkdir -p "$dir"
+  log "probes: make_probes.py${PROBE_OPTIONS:+ $PROBE_OPTIONS}, mirage-kernels-to-ptx{chip=$CHIP}"
+  # shellcheck disable=SC2086 # PROBE_OPTIONS holds several options
+  if python3 "$ROOT/bench/gpu/make_probes.py" "$dir/probes.mlir" $PROBE_OPTIONS 2>"$dir/make_probes.log" &&
+     run_opt probes "$dir" "$dir/probes.mlir" -o /dev/null \
+       --pass-pipeline="builtin.module(mirage-kernels-to-ptx{chip=$CHIP output-dir=$dir})"; then
+    rm -f "$dir/make_probes.log"
+    check_manifests probes "$dir"
+  else
+    [ ! -s "$dir/make_probes.log" ] || sed 's/^/    /' "$dir/make_probes.log" >&2
+    failed+=(probes)
+  fi
+fi
 [ -x "$MIRAGE_RUN" ] || log "no mirage-run at $MIRAGE_RUN: manifests not validated"
 
 # The runner's sources, self-contained, and the scripts.
@@ -280,6 +305,7 @@ cp "$ROOT"/tools/mirage-run/CMakeLists.txt "$ROOT"/tools/mirage-run/README.md \
    "$ROOT"/tools/mirage-run/*.h "$ROOT"/tools/mirage-run/*.cpp "$OUT/mirage-run/"
 cp "$ROOT/include/Mirage/Support/SeededValues.h" "$OUT/mirage-run/"
 cp "$ROOT/bench/gpu/run.sh" "$ROOT/bench/gpu/torch_workloads.py" "$ROOT/bench/gpu/calibrate.py" \
+   "$ROOT/bench/gpu/calibrate_probes.py" \
    "$ROOT/bench/gpu/README.md" "$OUT/"
 chmod +x "$OUT/run.sh"
 

@@ -17,7 +17,10 @@
 # PyTorch where the layer names a torch_workloads.py function, and the
 # winner without its tail combine (models/<m>/notail) where it has one.
 # Every mirage-run also times each kernel alone (--per-kernel; PER_KERNEL=0
-# turns it off), and calibrate.py refits the cost model to all of it.
+# turns it off), and calibrate.py refits the cost model to all of it. Then
+# the calibration probes (probes/, docs/Rationale/CalibrationProbes.md),
+# each alone into results/probes/ (the launch probes also without dependent
+# launch), which calibrate.py reads apart from the rest.
 # Prints one markdown table, a row per fused graph, labelled
 # hand-written or searched, then the refit. A graph that fails shows FAILED in its row and
 # the rest still run; the exit status is 1 when any fused graph failed (a
@@ -32,7 +35,8 @@
 # Environment: WARMUP (10), ITERS (100), MIRAGE_RUN_FLAGS (extra flags, e.g.
 # --no-flush-l2), TORCH_FLAGS (extra torch_workloads.py flags, e.g.
 # --no-compile), WORKLOADS (space-separated subset), MODELS (space-separated
-# subset of the bundle's models/, default all; empty: none), PER_KERNEL (1),
+# subset of the bundle's models/, default all; empty: none), PROBES (1: run
+# the bundle's probes/, if any; 0: skip them), PER_KERNEL (1),
 # RESULTS_DIR, DRY_RUN, MIRAGE_RUN (a mirage-run already built: no build),
 # RUN_TIMEOUT (seconds one mirage-run or PyTorch command may take, 180: a
 # kernel that hangs, a barrier some threads never reach or a tail combine
@@ -48,6 +52,8 @@ RESULTS=${RESULTS_DIR:-$BUNDLE/results}
 ALL_MODELS=$(cd "$BUNDLE" && ls -d models/*/ 2>/dev/null | sed 's|^models/||; s|/$||' | tr '\n' ' ' || true)
 MODELS=${MODELS-$ALL_MODELS}
 PER_KERNEL=${PER_KERNEL:-1}
+PROBES=${PROBES:-1}
+PROBE_MANIFESTS=$( [ "$PROBES" = 0 ] || ls "$BUNDLE"/probes/*.manifest.json 2>/dev/null || true)
 DRY_RUN=${DRY_RUN:-0}
 RUN_TIMEOUT=${RUN_TIMEOUT:-180}
 BUILD=$BUNDLE/.build
@@ -199,6 +205,10 @@ if [ "$DRY_RUN" = 1 ]; then
     nref=$(manifest "$dir/notail" graph0)
     [ -z "$nwin" ] || [ -z "$nref" ] || dry "models.$m" notail "$nwin" "$nref"
   done
+  mkdir -p "$RESULTS/probes"
+  for m in $PROBE_MANIFESTS; do
+    p=$(basename "$m"); dry "probes/${p%%.*}" probe "$m"
+  done
   exit "$bad"
 fi
 
@@ -269,7 +279,31 @@ for m in $MODELS; do
   fi
 done
 
-# --- 4. The table, then the cost model's refit. -------------------------------
+# --- 4. The calibration probes, each alone (CalibrationProbes.md). ----------
+# A probe's failure costs its row of calibrate.py's probe section, not the
+# run's status: the probes measure the machine, the table above the kernels.
+if [ -n "$PROBE_MANIFESTS" ]; then
+  mkdir -p "$RESULTS/probes"
+  rm -f "$RESULTS/probes"/*
+  for m in $PROBE_MANIFESTS; do
+    p=$(basename "$m"); p=${p%%.*}
+    log "probes: $p"
+    rc=0
+    limited "$RUN" "$m" --json --per-kernel --warmup "$WARMUP" --iters "$ITERS" \
+      ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} >"$RESULTS/probes/$p.json" 2>"$RESULTS/probes/$p.log" || rc=$?
+    [ "$rc" = 0 ] || log "probes: $p $(exit_note "$rc")"
+    case "$p" in
+      launch_*)
+        rc=0
+        limited "$RUN" "$m" --json --per-kernel --no-dependent-launch --warmup "$WARMUP" \
+          --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
+          >"$RESULTS/probes/$p.plain.json" 2>"$RESULTS/probes/$p.plain.log" || rc=$?
+        [ "$rc" = 0 ] || log "probes: $p without dependent launch $(exit_note "$rc")" ;;
+    esac
+  done
+fi
+
+# --- 5. The table, then the cost model's refit. -------------------------------
 if [ "$have_torch" = 0 ]; then
   cat "$RESULTS"/*.json
   exit 0

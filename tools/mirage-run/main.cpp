@@ -373,6 +373,9 @@ static int run(int argc, char **argv) {
   if (haveRef)
     json.str("reference", ref.graph);
   json.str("device", dev.name).str("device_arch", devCC).str("chip", m.chip);
+  // The machine's size, for calibrate.py's per-SM rates (CalibrationProbes.md).
+  json.integer("sms", static_cast<unsigned long long>(dev.smCount));
+  json.integer("l2_bytes", static_cast<unsigned long long>(dev.l2Bytes));
   json.integer("kernels", m.kernels.size()).integer("bytes", m.bytesMoved());
   json.integer("seed", seed);
   std::string checksJson = "[";

@@ -27,7 +27,7 @@ dependent = "--no-dependent-launch" not in args
 median = sum(alone) + (-0.25 if dependent else 1.0) * (len(alone) - 1)
 line = {"graph": m["graph"], "manifest": os.path.abspath(manifest),
         "device": "Fake H100", "kernels": len(alone), "bytes": 1000000,
-        "dependent_launch": dependent}
+        "dependent_launch": dependent, "sms": 132}
 if "--reference" in args:
     with open(args[args.index("--reference") + 1]) as f:
         line["reference"] = json.load(f)["graph"]
