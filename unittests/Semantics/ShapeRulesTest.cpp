@@ -54,9 +54,17 @@ TEST(ShapeRules, SaverNeedsDisjointRegions) {
   EXPECT_NE(r.error.find("overlapping"), std::string::npos);
 }
 
+// docs/Rationale/GridLimits.md: 2^20 blocks in all, 65,535 along an axis
+// (the search's 4096 is its own bound, not the rule).
 TEST(ShapeRules, GridLimit) {
-  EXPECT_TRUE(checkGrid({64, 64, 1}, 1).empty());
-  EXPECT_FALSE(checkGrid({64, 64, 2}, 1).empty());
+  EXPECT_TRUE(checkGrid({64, 64, 2}, 1).empty());
+  EXPECT_TRUE(checkGrid({1024, 1024, 1}, 1).empty());
+  EXPECT_FALSE(checkGrid({1024, 1024, 2}, 1).empty());
+  EXPECT_TRUE(checkGrid({65535, 16, 1}, 1).empty());
+  for (GridDims g : {GridDims{65536, 1, 1}, GridDims{1, 65536, 1},
+                     GridDims{1, 1, 65536}})
+    EXPECT_EQ(checkGrid(g, 1), "grid " + shapeToString(g) +
+                                   " has an axis of more than 65535 blocks");
 }
 
 TEST(ShapeRules, GridBlockCountDoesNotOverflow) {
