@@ -549,26 +549,59 @@ struct DefinednessDraw {
 } // namespace
 
 namespace {
-/// Elements one run of the definedness or wide domain stores at most (the
-/// evaluator's bound for both graphs and the stored inputs).
-int64_t storedElements(const UGraph &cand, const UGraph &ref) {
+/// Elements that runs of `graphs` one after the other hold at most, each
+/// run's outputs kept (Evaluator::storedElementsOfRuns), with `ref`'s stored
+/// inputs (the large ones are generated where they are read).
+int64_t storedElements(llvm::ArrayRef<const UGraph *> graphs,
+                       const UGraph &ref) {
   llvm::SmallVector<bool, 8> gen;
   for (int32_t v : ref.inputs)
     gen.push_back(numElements(ref.values[v].shape) > kStoredInputElements);
-  int64_t n = Evaluator<FiniteFieldSemantics>::storedElementsBound(cand, gen) +
-              Evaluator<FiniteFieldSemantics>::storedElementsBound(ref, gen);
+  int64_t n =
+      Evaluator<FiniteFieldSemantics>::storedElementsOfRuns(graphs, gen);
   for (size_t i = 0; i < ref.inputs.size(); ++i)
     if (!gen[i])
       n += numElements(ref.values[ref.inputs[i]].shape);
   return n;
 }
+
+/// What checkDefinedness evaluates: the cones of the partial calls, or the
+/// whole graphs when a cone cannot be cut or the scope asks for them.
+struct DefinednessRuns {
+  std::optional<UGraph> candCone, refCone;
+  const UGraph &cand, &ref;
+  DefinednessRuns(const UGraph &c, const UGraph &r, DefinednessScope scope)
+      : cand(c), ref(r) {
+    if (scope == DefinednessScope::Cone) {
+      candCone = definednessCone(c);
+      refCone = definednessCone(r);
+    }
+  }
+  bool cones() const { return candCone && refCone; }
+  const UGraph &candRun() const { return cones() ? *candCone : cand; }
+  const UGraph &refRun() const { return cones() ? *refCone : ref; }
+  /// The full run: the reference, then the candidate.
+  uint64_t fullBytes() const {
+    return (uint64_t)storedElements({&refRun(), &candRun()}, ref) *
+           sizeof(DValue);
+  }
+  /// What the check holds before it can stop: with cones the candidate's
+  /// alone (a probe that often suffices), else the full run.
+  uint64_t firstBytes() const {
+    return cones()
+               ? (uint64_t)storedElements({&candRun()}, ref) * sizeof(DValue)
+               : fullBytes();
+  }
+};
 } // namespace
 
 uint64_t mirage::definednessBytes(const UGraph &cand, const UGraph &ref) {
   if (!hasPartialOps(cand))
     return 0;
-  return (uint64_t)storedElements(cand, ref) *
-         std::max(sizeof(DValue), sizeof(WValue));
+  // The wide float64 trials run the whole reference, then the candidate.
+  uint64_t wide = (uint64_t)storedElements({&ref, &cand}, ref) * sizeof(WValue);
+  return std::max(
+      DefinednessRuns(cand, ref, DefinednessScope::Cone).firstBytes(), wide);
 }
 
 DefinednessResult mirage::checkDefinedness(const UGraph &cand,
@@ -589,13 +622,9 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
   // Only the partial calls and what they read (DefinednessCone.h): the same
   // calls with the same arguments, so the same verdict, without the
   // operators that feed no divisor, sqrt or pow (P·V in attention).
-  std::optional<UGraph> candCone, refCone;
-  if (scope == DefinednessScope::Cone) {
-    candCone = definednessCone(cand);
-    refCone = definednessCone(ref);
-  }
-  const UGraph &candRun = candCone && refCone ? *candCone : cand;
-  const UGraph &refRun = candCone && refCone ? *refCone : ref;
+  DefinednessRuns runs(cand, ref, scope);
+  const UGraph &candRun = runs.candRun();
+  const UGraph &refRun = runs.refRun();
   LLVM_DEBUG(llvm::dbgs() << "definedness: multiply-adds evaluated "
                           << multiplyAdds(candRun) << " of "
                           << multiplyAdds(cand) << " (candidate), "
@@ -625,13 +654,23 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
   // reference's run (the role changes only what a call checks against),
   // so they are those of the first draw below, which then passes too.
   // Only in the cone scope; the whole-graph scope is the check as it was.
-  if (candCone && refCone) {
+  if (runs.cones()) {
     Draw d(keyOf(0), ref, threads);
     d.sem.setRole(DefinednessSemantics::Role::Probe);
     (void)d.eval.run(candRun, d.ins);
     if (!d.sem.failed() && !d.sem.field().zeroDivisor() &&
         !d.sem.field().badConstant())
       return res;
+  }
+  // The full run holds the reference's cone too (prefill attention's
+  // scores at 120 bytes per element): refused here, only where the probe
+  // above could not show the calls defined.
+  if (std::string over = memoryOverLimit(runs.fullBytes(), "definedness values",
+                                         memoryLimitBytes);
+      !over.empty()) {
+    res.status = DefinednessResult::Status::Inconclusive;
+    res.message = "the definedness check (Verification.md §4.6) " + over;
+    return res;
   }
   for (unsigned r = 0; r < 8; ++r) {
     Draw d(keyOf(r), ref, threads);

@@ -266,8 +266,9 @@ static VerificationResult verifyTimed(const UGraph &cand, const UGraph &ref,
 uint64_t mirage::verificationBytes(const UGraph &cand, const UGraph &ref) {
   using E = Evaluator<FiniteFieldSemantics>;
   llvm::SmallVector<bool, 8> gen = generatedInputs(ref);
-  int64_t n = E::storedElementsBound(cand, gen) +
-              E::storedElementsBound(ref, gen);
+  // The candidate runs first and its outputs are kept while the reference
+  // runs (runMode).
+  int64_t n = E::storedElementsOfRuns({&cand, &ref}, gen);
   for (size_t i = 0; i < ref.inputs.size(); ++i)
     if (!gen[i])
       n += numElements(ref.values[ref.inputs[i]].shape);

@@ -107,8 +107,7 @@ uint64_t mirage::float64RunBytes(llvm::ArrayRef<const UGraph *> graphs) {
   const UGraph &first = *graphs.front();
   for (int32_t v : first.inputs)
     elements += numElements(first.values[v].shape);
-  for (const UGraph *g : graphs)
-    elements += Evaluator<Float64Semantics>::storedElementsBound(*g, {});
+  elements += Evaluator<Float64Semantics>::storedElementsOfRuns(graphs, {});
   return elements * sizeof(double);
 }
 
@@ -124,8 +123,7 @@ uint64_t mirage::float64CheckBytes(llvm::ArrayRef<const UGraph *> graphs) {
     if (n <= kStoredInputElements)
       elements += n;
   }
-  for (const UGraph *g : graphs)
-    elements += Evaluator<Float64Semantics>::storedElementsBound(*g, gen);
+  elements += Evaluator<Float64Semantics>::storedElementsOfRuns(graphs, gen);
   return elements * sizeof(double);
 }
 

@@ -126,8 +126,10 @@ TEST(CounterInputs, VerdictIndependentOfThreadCount) {
 }
 
 TEST(CounterInputs, OverTheMemoryLimitIsInconclusiveWithAReason) {
-  UGraph ref = test::rmsMatmulReference(4, 64, 32);
-  UGraph fused = test::rmsMatmulFused(4, 64, 32, 4, 4);
+  // eps > 0: the candidate's definedness probe shows its calls defined, so
+  // nothing beyond verificationBytes is ever held.
+  UGraph ref = test::rmsEpsMatmulReference(4, 64, 32, 1e-5);
+  UGraph fused = test::rmsEpsMatmulFused(4, 64, 32, 4, 4, 1e-5);
   VerifyOptions o;
   o.memoryLimitBytes = verificationBytes(fused, ref) - 1;
   VerificationResult r = verifyEquivalence(fused, ref, o);
@@ -135,6 +137,21 @@ TEST(CounterInputs, OverTheMemoryLimitIsInconclusiveWithAReason) {
   EXPECT_NE(r.message.find("over the limit"), std::string::npos) << r.message;
   o.memoryLimitBytes = verificationBytes(fused, ref);
   EXPECT_EQ(verifyEquivalence(fused, ref, o).status, VerifyStatus::Equivalent);
+
+  // eps = 0: the probe cannot show rms > 0, and the definedness check's
+  // full run (both cones, 120-byte records) holds more than
+  // verificationBytes; it is refused then, by name, and only then
+  // (Verification.md §4.6, "Less of it").
+  UGraph ref0 = test::rmsMatmulReference(4, 64, 32);
+  UGraph fused0 = test::rmsMatmulFused(4, 64, 32, 4, 4);
+  o.memoryLimitBytes = verificationBytes(fused0, ref0);
+  r = verifyEquivalence(fused0, ref0, o);
+  EXPECT_EQ(r.status, VerifyStatus::Inconclusive);
+  EXPECT_NE(r.message.find("the definedness check"), std::string::npos)
+      << r.message;
+  o.memoryLimitBytes = 0; // the default budget
+  EXPECT_EQ(verifyEquivalence(fused0, ref0, o).status,
+            VerifyStatus::Equivalent);
 }
 
 TEST(CounterInputs, MultiplyAddsCountsBothLevels) {

@@ -199,3 +199,42 @@ TEST(Evaluator, MatmulIsThePlainLoopBitForBit) {
       }
   }
 }
+
+// The memory a run holds, counted before it runs (MemoryLimit.h, the
+// verifier's refusal): run()'s allocations replayed, each kernel-level value
+// from its operator to its last reader, the outputs copied at the end. A
+// chain of four 1000-element ops holds two tensors at a time, not four (the
+// old bound summed every result: 5000).
+TEST(Evaluator, StoredElementsFollowTheRunsLiveness) {
+  using E = Evaluator<Float64Semantics>;
+  UGraph chain;
+  int32_t v = chain.addInput({10, 100}, ElemType::F32);
+  for (int i = 0; i < 4; ++i)
+    v = chain.addUnary(UnaryKind::exp, v);
+  chain.markOutput(v);
+  E::StoredElements s = E::storedElements(chain, {});
+  EXPECT_EQ(s.peak, 2000);
+  EXPECT_EQ(s.outputs, 1000);
+
+  // A diamond keeps both branches until their join: three tensors.
+  UGraph d;
+  int32_t x = d.addInput({10, 100}, ElemType::F32);
+  int32_t a = d.addUnary(UnaryKind::exp, x);
+  int32_t b = d.addUnary(UnaryKind::exp, a);
+  d.markOutput(d.addBinary(BinaryKind::add, a, b));
+  EXPECT_EQ(E::storedElements(d, {}).peak, 3000);
+
+  // A generated input read whole (by a reduce) is stored from that reader
+  // to its last one; read by a custom kernel's iterators it is never
+  // stored.
+  UGraph r;
+  int32_t gx = r.addInput({10, 100}, ElemType::F32);
+  r.markOutput(r.addReduce(ReduceKind::sum, gx, 1));
+  EXPECT_EQ(E::storedElements(r, {true}).peak, 1000 + 10);
+  EXPECT_EQ(E::storedElements(r, {false}).peak, 10 + 10);
+
+  // Runs one after another keep the earlier runs' outputs: the chain's
+  // 1000 while the diamond peaks at 3000.
+  EXPECT_EQ(E::storedElementsOfRuns({&chain, &d}, {}), 4000);
+  EXPECT_EQ(E::storedElementsOfRuns({&d, &chain}, {}), 3000);
+}

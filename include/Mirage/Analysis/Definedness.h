@@ -56,9 +56,11 @@ struct DefinednessResult {
   bool ok() const { return status == Status::Refines; }
 };
 
-/// Bytes the definedness check and the wide float64 trials store at most
-/// (0 when the candidate has no partial operation, since they do not run);
-/// verificationBytes includes them.
+/// Bytes the definedness check holds before it can stop (the candidate's
+/// cone alone, its probe) and the wide float64 trials hold, the larger (0
+/// when the candidate has no partial operation, since they do not run);
+/// verificationBytes includes them. The check's full run (both cones) is
+/// checked against the limit only where the probe does not suffice.
 uint64_t definednessBytes(const UGraph &cand, const UGraph &ref);
 
 /// What the expression check evaluates: the cone of the partial calls
@@ -67,8 +69,9 @@ uint64_t definednessBytes(const UGraph &cand, const UGraph &ref);
 enum class DefinednessScope : uint8_t { Cone, WholeGraphs };
 
 /// The expression check (Verification.md §4.6). `seed` keys the field
-/// fingerprints; `memoryLimitBytes` 0 is the default budget (checked on the
-/// whole graphs whatever the scope); `threads` evaluator workers (0:
+/// fingerprints; `memoryLimitBytes` 0 is the default budget (checked on
+/// what each run holds: the probe, then the full run); `threads` evaluator
+/// workers (0:
 /// hardware_concurrency), the verdict does not depend on it.
 DefinednessResult checkDefinedness(const UGraph &cand, const UGraph &ref,
                                    uint64_t seed,

@@ -196,6 +196,7 @@ public:
     std::vector<size_t> lastUse = lastReaders(g);
     for (size_t oi = 0; oi < g.ops.size(); ++oi) {
       const UOp &op = g.ops[oi];
+      const bool streams = streamsGenerated(op, generated);
       if (op.kind == OpKind::Custom) {
         std::vector<Source> ins;
         for (int32_t v : op.operands)
@@ -203,8 +204,7 @@ public:
         std::vector<T> outs = runBlockGraph(g.bodies[op.body], ins);
         for (size_t i = 0; i < outs.size(); ++i)
           vals[op.results[i]] = std::move(outs[i]);
-      } else if (op.kind == OpKind::Matmul && generated(op.operands[1]) &&
-                 !generated(op.operands[0])) {
+      } else if (streams) { // a matmul whose generated B is read by rows
         vals[op.results[0]] =
             matmul(*at[op.operands[0]], *src[op.operands[1]],
                    g.values[op.results[0]].shape, /*parallel=*/true);
@@ -280,38 +280,68 @@ public:
     return outputs;
   }
 
-  /// An upper bound on the elements one run of `g` stores at once (every
-  /// result of a kernel-level operator, the outputs, and the generated
-  /// inputs that are read whole), for a caller that must refuse a run that
-  /// cannot fit in memory. `generatedInputs[i]`: input i is generated.
-  static int64_t storedElementsBound(const UGraph &g,
-                                     llvm::ArrayRef<bool> generatedInputs) {
-    std::vector<char> gen(g.values.size(), 0);
+  /// The elements of type T one run of `g` holds: at its peak, and as its
+  /// outputs once it returns (what a caller keeps while it runs another
+  /// graph). Counted by replaying run()'s allocations: every kernel-level
+  /// result, each generated input read whole (stored at its first such
+  /// reader), each released after its last reader (lastReaders), the
+  /// outputs copied at the end. `generatedInputs[i]`: input i is generated.
+  /// The per-block tiles of custom kernels are not counted (a block's
+  /// working set, and at most kMaxGridInvariantBytes of shared results).
+  struct StoredElements {
+    int64_t peak = 0;
+    int64_t outputs = 0;
+  };
+  static StoredElements storedElements(const UGraph &g,
+                                       llvm::ArrayRef<bool> generatedInputs) {
+    std::vector<char> gen(g.values.size(), 0), held(g.values.size(), 0);
     for (size_t i = 0; i < g.inputs.size(); ++i)
       gen[g.inputs[i]] = i < generatedInputs.size() && generatedInputs[i];
-    int64_t n = 0;
-    std::vector<char> counted(g.values.size(), 0);
-    auto storeIfGenerated = [&](int32_t v) {
-      if (gen[v] && !counted[v]) {
-        counted[v] = 1;
-        n += numElements(g.values[v].shape);
+    auto generated = [&](int32_t v) { return gen[v] && !held[v]; };
+    int64_t live = 0;
+    StoredElements s;
+    auto hold = [&](int32_t v) {
+      if (!held[v]) {
+        held[v] = 1;
+        live += numElements(g.values[v].shape);
       }
     };
-    for (const UOp &op : g.ops) {
-      for (int32_t r : op.results)
-        n += numElements(g.values[r].shape);
-      bool streams = op.kind == OpKind::Custom ||
-                     (op.kind == OpKind::Matmul && gen[op.operands[1]] &&
-                      !gen[op.operands[0]]);
-      if (!streams)
+    std::vector<size_t> lastUse = lastReaders(g);
+    for (size_t oi = 0; oi < g.ops.size(); ++oi) {
+      const UOp &op = g.ops[oi];
+      if (!streamsGenerated(op, generated))
         for (int32_t v : op.operands)
-          storeIfGenerated(v);
+          if (generated(v))
+            hold(v);
+      for (int32_t r : op.results)
+        hold(r);
+      s.peak = std::max(s.peak, live);
+      for (int32_t v : op.operands)
+        if (lastUse[v] == oi && held[v] == 1) {
+          held[v] = 2; // released: vals[v] = T()
+          live -= numElements(g.values[v].shape);
+        }
     }
     for (int32_t o : g.outputs) {
-      storeIfGenerated(o);
-      n += numElements(g.values[o].shape);
+      if (generated(o))
+        hold(o);
+      s.outputs += numElements(g.values[o].shape);
     }
-    return n;
+    s.peak = std::max(s.peak, live + s.outputs);
+    return s;
+  }
+
+  /// The elements held at once by runs of `graphs` one after the other,
+  /// each run's outputs kept until all have run (a comparison).
+  static int64_t storedElementsOfRuns(llvm::ArrayRef<const UGraph *> graphs,
+                                      llvm::ArrayRef<bool> generatedInputs) {
+    int64_t kept = 0, peak = 0;
+    for (const UGraph *g : graphs) {
+      StoredElements s = storedElements(*g, generatedInputs);
+      peak = std::max(peak, kept + s.peak);
+      kept += s.outputs;
+    }
+    return peak;
   }
 
 private:
@@ -323,6 +353,16 @@ private:
 
   static std::vector<Source> sourcesOf(llvm::ArrayRef<T> ts) {
     return std::vector<Source>(ts.begin(), ts.end());
+  }
+
+  /// Whether `op` reads its generated inputs where it needs them instead
+  /// of storing them whole: a custom kernel (its iterators read tiles), a
+  /// matmul whose B is generated and A is not (B read by rows).
+  template <class IsGenerated>
+  static bool streamsGenerated(const UOp &op, IsGenerated generated) {
+    return op.kind == OpKind::Custom ||
+           (op.kind == OpKind::Matmul && generated(op.operands[1]) &&
+            !generated(op.operands[0]));
   }
 
   /// For each value, the index of the last operator that reads it; outputs

@@ -38,8 +38,9 @@ uint64_t defaultMemoryLimitBytes();
 
 /// The bytes that float64 runs of `graphs`, one after the other on one set
 /// of stored random inputs (RandomInputs.h), hold at most at once: the
-/// inputs, and every graph's stored values and outputs (an output is kept
-/// until all graphs ran, for the comparison).
+/// inputs, the live values of the graph running (each released after its
+/// last reader, Evaluator::storedElements) and the outputs of the graphs
+/// before it (kept until all graphs ran, for the comparison).
 uint64_t float64RunBytes(llvm::ArrayRef<const UGraph *> graphs);
 
 /// The same for runs on counter-based inputs (CounterInputs.h: the float64
