@@ -286,16 +286,19 @@ struct Expander {
                         t.combine == CombineTiles::Spread);
   }
 
+  /// Whether a block graph is valid and launches within the shared-memory
+  /// budget.
+  bool fits(const UGraph &b) const {
+    if (!b.error.empty())
+      return false;
+    KernelPlan plan = planKernel(b, target);
+    return plan.launchable && plan.sharedBytes <= opt.sharedMemoryBytes;
+  }
+
   /// The ranking figure of a tiling's kernels (CostModel.h,
   /// rankingSeconds), or nothing if one cannot launch within the
   /// shared-memory budget.
   std::optional<double> tilingRank(const UOp &op, const MatmulTiling &t) const {
-    auto fits = [&](const UGraph &b) {
-      if (!b.error.empty())
-        return false;
-      KernelPlan plan = planKernel(b, target);
-      return plan.launchable && plan.sharedBytes <= opt.sharedMemoryBytes;
-    };
     UGraph k1 = matmulKernel(op, t);
     if (!fits(k1))
       return std::nullopt;
@@ -323,16 +326,16 @@ struct Expander {
   }
 
   /// The small-matmul rule: the largest tiles within the options, grown
-  /// until the grid fits.
-  MatmulTiling defaultTiling(const UOp &op) const {
+  /// until the grid has at most `maxBlocks` blocks.
+  MatmulTiling defaultTiling(const UOp &op,
+                             int64_t maxBlocks = kPreferredBlocks) const {
     const Shape &as = val(op.operands[0]).shape;
     const Shape &os = val(op.results[0]).shape;
     int64_t r = os.size(), m = os[r - 2], n = os[r - 1], k = as[r - 1];
     int64_t batch = r >= 3 ? os[0] : 1;
     int64_t tn = divisorAtMost(n, opt.matmulTileN);
     int64_t tm = divisorAtMost(m, opt.matmulTileM);
-    while ((n / tn) * (m / tm) * batch > kPreferredBlocks &&
-           (tn < n || tm < m)) {
+    while ((n / tn) * (m / tm) * batch > maxBlocks && (tn < n || tm < m)) {
       if (tn < n)
         tn = divisorAtMost(n, tn * 2);
       else
@@ -345,7 +348,8 @@ struct Expander {
   /// by the cost model of the tilings of whole MMA fragments and K steps,
   /// with split-K where the column tile is all of N (Lowering.md, "Large
   /// matmuls").
-  MatmulTiling rankedTiling(const UOp &op, const MatmulTiling &base) const {
+  MatmulTiling rankedTiling(const UOp &op, const MatmulTiling &base,
+                            int64_t maxBlocks = kPreferredBlocks) const {
     const Shape &os = val(op.results[0]).shape;
     int64_t r = os.size(), m = os[r - 2], n = os[r - 1];
     constexpr int64_t kMaxTile = 128;
@@ -374,7 +378,7 @@ struct Expander {
     auto consider = [&](const MatmulTiling &t) {
       GridDims g = matmulGrid(op, t);
       int64_t blocks = g[0] * g[1] * g[2];
-      if (blocks > kPreferredBlocks)
+      if (blocks > maxBlocks)
         return;
       if (std::optional<double> rank = tilingRank(op, t))
         priced.push_back({t, *rank, blocks});
@@ -419,12 +423,20 @@ struct Expander {
   }
 
   bool matmul(const UOp &op) {
+    // Tiles for kPreferredBlocks; where those do not fit shared memory (a
+    // 32 x 8192 x 8192 score matmul needs 2.6 MB tiles on 4096 blocks),
+    // tiles for the rule's limit (GridLimits.md).
+    int64_t maxBlocks = kPreferredBlocks;
     MatmulTiling t = defaultTiling(op);
+    if (!fits(matmulKernel(op, t))) {
+      maxBlocks = kMaxBlocks;
+      t = defaultTiling(op, maxBlocks);
+    }
     double moved = 0;
     for (int32_t v : op.operands)
       moved += bytesOf(val(v));
     if (moved >= kFillBytes)
-      t = rankedTiling(op, t);
+      t = rankedTiling(op, t, maxBlocks);
     if (t.splits == 1)
       return emit(op, matmulKernel(op, t), "matmul");
     // Split-K: kernel 1 over A and B, kernel 2 over its partials.

@@ -183,6 +183,47 @@ TEST(KernelExpansion, HugeElementwiseTilesForTheRulesGridLimit) {
   expectExpansionEqual(h, o);
 }
 
+// The same for a matmul: the scores of an 8192-token prefill (32 heads)
+// need 2.6 MB tiles on 4096 blocks; the expansion tiles for the rule's
+// limit instead.
+TEST(KernelExpansion, HugeMatmulTilesForTheRulesGridLimit) {
+  UGraph g;
+  int32_t q = g.addInput({32, 8192, 128}, ElemType::F16);
+  int32_t k = g.addInput({32, 128, 8192}, ElemType::F16);
+  g.markOutput(g.addMatmul(q, k));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  const TargetInfo t = *lookupTarget(kDefaultTarget);
+  int64_t most = 0;
+  for (const UOp &op : e->ops) {
+    ASSERT_EQ(op.kind, OpKind::Custom);
+    const UGraph &body = e->bodies[op.body];
+    EXPECT_LE(planKernel(body, t).sharedBytes, t.smemBytesPerBlock);
+    for (int64_t extent : body.grid)
+      EXPECT_LE(extent, kMaxGridExtent);
+    most = std::max(most, blocksOf(body));
+  }
+  EXPECT_GT(most, 4096);
+
+  // At evaluable sizes, by a smaller budget: 8 x 8 tiles from the options,
+  // grown to 16 x 8 for 4096 blocks; a budget below the grown tile's falls
+  // back to 8 x 8 on 8192 blocks, and the op is still computed.
+  UGraph h;
+  int32_t a = h.addInput({2, 512, 32}, ElemType::F32);
+  int32_t b = h.addInput({2, 32, 512}, ElemType::F32);
+  h.markOutput(h.addMatmul(a, b));
+  KernelExpansionOptions o;
+  o.matmulTileM = o.matmulTileN = 8;
+  auto [preferred, preferredPlan] = onlyKernel(h, o);
+  EXPECT_EQ(blocksOf(preferred), 4096);
+  o.sharedMemoryBytes = preferredPlan.sharedBytes - 1;
+  auto [fallback, fallbackPlan] = onlyKernel(h, o);
+  EXPECT_EQ(blocksOf(fallback), 8192);
+  EXPECT_LE(fallbackPlan.sharedBytes, o.sharedMemoryBytes);
+  expectExpansionEqual(h, o);
+}
+
 TEST(KernelExpansion, RowsTooWideForOneBlockTakeTwoKernels) {
   // 16,384 f16 columns with a weight: the one-kernel form needs 263 KB of
   // tiles; the expansion folds each row's squares over column chunks in one

@@ -22,3 +22,21 @@ func.func @scores(%s: tensor<32x2048x2048xf16>) -> tensor<32x2048x2048xf16> {
   }
   return %0 : tensor<32x2048x2048xf16>
 }
+
+// The same for a matmul: the scores of an 8192-token prefill, 32 heads. On
+// 4096 blocks its tiles need 2.6 MB; tiled for the rule's limit it lowers,
+// on more than 4096 blocks, within shared memory.
+// REMARK: remark: graph 'qk8k': wrote {{.*}}qk8k.sm_90.ptx and {{.*}}qk8k.sm_90.manifest.json (1 kernel, 1 of 1 matmuls on tensor cores)
+// RUN: FileCheck %s --check-prefix=QK --input-file=%t/qk8k.sm_90.manifest.json
+// QK: "grid":[64,64,32],"name":"qk8k_k0"
+// RUN: mirage-run %t/qk8k.sm_90.manifest.json --dry-run | FileCheck %s --check-prefix=QKDRY
+// QKDRY: resident blocks per SM: {{[1-9]}}
+
+func.func @qk8k(%q: tensor<32x8192x128xf16>, %k: tensor<32x128x8192xf16>) -> tensor<32x8192x8192xf16> {
+  %0 = mirage_kernel.graph "qk8k"(%q, %k) : (tensor<32x8192x128xf16>, tensor<32x128x8192xf16>) -> tensor<32x8192x8192xf16> {
+  ^bb0(%a: tensor<32x8192x128xf16>, %b: tensor<32x128x8192xf16>):
+    %1 = mirage_kernel.matmul %a, %b : tensor<32x8192x128xf16>, tensor<32x128x8192xf16> -> tensor<32x8192x8192xf16>
+    mirage_kernel.yield %1 : tensor<32x8192x8192xf16>
+  }
+  return %0 : tensor<32x8192x8192xf16>
+}
