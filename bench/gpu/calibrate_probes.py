@@ -6,8 +6,10 @@ the probes' manifests, and measures the machine one term at a time:
 
 * launch_n{N}: N one-block kernels in a chain. A kernel launched alone costs
   `launch_us` (the mean of every such kernel's time alone); each further
-  kernel of the chain adds `gap_*_us` (least squares of the chain's time
-  over N, apart for dependent and plain launches).
+  kernel of the chain adds `gap_*_us` to the sum of the kernels' times
+  alone (least squares of the chain's time less that sum over N − 1, apart
+  for dependent and plain launches): calibrate.py's g, negative where a
+  launch overlaps the kernel before.
 * stream_g{G}_t{T}: one kernel of G blocks streaming its tiles. Its rate is
   its DRAM bytes over its time less `launch_us`; per busy SM, over min(G,
   SMs). The latency of Little's law is the least, over the probes, of the
@@ -18,8 +20,8 @@ the probes' manifests, and measures the machine one term at a time:
   what the model's dramBusyFraction would be for one SM to reach that rate:
   copy bandwidth / (SMs x one SM's rate).
 * l2_{MB}mb: a writer and a stream reader of its result. The reader's time
-  in the chain is the chain's time less the writer's alone and the dependent
-  gap; `l2_saved` is the share of the reader's time alone (after an L2
+  in the chain is the chain's time less the writer's alone and the
+  dependent gap; `l2_saved` is the share of the reader's time alone (after an L2
   flush) that the chain saved, per size.
 
 Standard library only.
@@ -34,16 +36,11 @@ class ProbeError(Exception):
     pass
 
 
-def _fit_line(points):
-    """Least squares y = c + g x over (x, y); None with fewer than two x."""
-    if len({x for x, _ in points}) < 2:
-        return None
-    n = float(len(points))
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    g = sum((x - mx) * (y - my) for x, y in points) / sxx
-    return my - g * mx, g
+def _fit_slope(points):
+    """Least squares y = g x through the origin over (x, y) with x > 0;
+    None without such a point."""
+    sxx = sum(x * x for x, _ in points if x > 0)
+    return sum(x * y for x, y in points if x > 0) / sxx if sxx else None
 
 
 def analyse(results, bundle, load_lines, find_manifest):
@@ -84,11 +81,11 @@ def analyse(results, bundle, load_lines, find_manifest):
     launch_us = sum(alone) / len(alone) if alone else None
     gaps = {}
     for dep in (True, False):
-        pts = [(len(x["kernels"]) - 1, float(x["run"]["median_us"])) for x in launches
-               if bool(x["run"].get("dependent_launch", True)) == dep]
-        fit = _fit_line(pts)
-        if fit:
-            gaps[dep] = fit[1]
+        pts = [(len(x["kernels"]) - 1, float(x["run"]["median_us"]) - sum(x["alone"]))
+               for x in launches if bool(x["run"].get("dependent_launch", True)) == dep]
+        g = _fit_slope(pts)
+        if g is not None:
+            gaps[dep] = g
 
     def model_us(x):
         return sum(float(k.get("plan", {}).get("estimate_us", 0)) for k in x["kernels"])
@@ -183,9 +180,11 @@ def print_section(p):
     print("| measured | value | the model's term (lib/Semantics/Target.cpp) |")
     print("|---|---|---|")
     print("| a kernel launched alone | %s | launchSeconds |" % f(p.get("launch_us"), "%.2f µs"))
-    print("| each further kernel, dependent launch | %s | (none: the model adds a launch) |"
+    print("| each further kernel of a chain beyond its time alone, dependent launch | %s "
+          "| (none: the model adds a whole launch) |"
           % f(p.get("gap_dependent_us"), "%.2f µs"))
-    print("| each further kernel, plain launch | %s | (none: the model adds a launch) |"
+    print("| each further kernel of a chain beyond its time alone, plain launch | %s "
+          "| (none: the model adds a whole launch) |"
           % f(p.get("gap_plain_us"), "%.2f µs"))
     print("| latency, least flight / rate per SM | %s | dramLatencySeconds |"
           % f(p.get("latency_ns"), "%.0f ns"))

@@ -6,8 +6,9 @@
 
 `make` writes the probes' manifests under DIR/bundle/probes and their
 mirage-run JSON lines under DIR/bundle/results/probes, with times made by
-a machine of these constants: a kernel alone costs C µs plus its body; each
-further kernel of a chain adds GDEP (GPLAIN without dependent launch); a
+a machine of these constants: a kernel alone costs C µs plus its body; a
+chain costs its kernels' times alone and GDEP per further kernel (GPLAIN
+without dependent launch); a
 stream kernel's SM moves min(SM_GBPS, its bytes in flight / LAT_NS) and the
 machine min(PEAK_GBPS, busy SMs × that); the l2 probes' reader in the chain
 saves SAVED of its time alone. The probes are those make_probes.py writes
@@ -67,9 +68,9 @@ def make(d, c, gdep, gplain, lat, sm, peak, copy, saved):
         name = "launch_n%d" % n
         ks = [kernel("%s_k%d" % (name, i), 1, 2.8) for i in range(n)]
         write(bundle, name, ks,
-              [("", {"median_us": c + gdep * (n - 1), "dependent_launch": True,
+              [("", {"median_us": n * c + gdep * (n - 1), "dependent_launch": True,
                      "copy_gbps": copy, "alone": [c] * n}),
-               (".plain", {"median_us": c + gplain * (n - 1), "dependent_launch": False,
+               (".plain", {"median_us": n * c + gplain * (n - 1), "dependent_launch": False,
                            "copy_gbps": copy, "alone": [c] * n})])
     for mb, loops in L2_MB.items():
         name = "l2_%dmb" % mb
