@@ -593,15 +593,21 @@ struct DefinednessRuns {
                : fullBytes();
   }
 };
+
+/// What the check holds before it can stop (DefinednessRuns::firstBytes)
+/// and what the wide float64 trials hold, the larger.
+uint64_t firstPhaseBytes(const DefinednessRuns &runs) {
+  // The wide float64 trials run the whole reference, then the candidate.
+  uint64_t wide = (uint64_t)storedElements({&runs.ref, &runs.cand}, runs.ref) *
+                  sizeof(WValue);
+  return std::max(runs.firstBytes(), wide);
+}
 } // namespace
 
 uint64_t mirage::definednessBytes(const UGraph &cand, const UGraph &ref) {
   if (!hasPartialOps(cand))
     return 0;
-  // The wide float64 trials run the whole reference, then the candidate.
-  uint64_t wide = (uint64_t)storedElements({&ref, &cand}, ref) * sizeof(WValue);
-  return std::max(
-      DefinednessRuns(cand, ref, DefinednessScope::Cone).firstBytes(), wide);
+  return firstPhaseBytes(DefinednessRuns(cand, ref, DefinednessScope::Cone));
 }
 
 DefinednessResult mirage::checkDefinedness(const UGraph &cand,
@@ -611,18 +617,18 @@ DefinednessResult mirage::checkDefinedness(const UGraph &cand,
                                            DefinednessScope scope) {
   DefinednessResult res;
   using E = Evaluator<DefinednessSemantics>;
-  if (std::string over = memoryOverLimit(definednessBytes(cand, ref),
-                                         "definedness values",
-                                         memoryLimitBytes);
+  // Only the partial calls and what they read (DefinednessCone.h): the same
+  // calls with the same arguments, so the same verdict, without the
+  // operators that feed no divisor, sqrt or pow (P·V in attention).
+  DefinednessRuns runs(cand, ref, scope);
+  if (std::string over =
+          memoryOverLimit(hasPartialOps(cand) ? firstPhaseBytes(runs) : 0,
+                          "definedness values", memoryLimitBytes);
       !over.empty()) {
     res.status = DefinednessResult::Status::Inconclusive;
     res.message = "the definedness check (Verification.md §4.6) " + over;
     return res;
   }
-  // Only the partial calls and what they read (DefinednessCone.h): the same
-  // calls with the same arguments, so the same verdict, without the
-  // operators that feed no divisor, sqrt or pow (P·V in attention).
-  DefinednessRuns runs(cand, ref, scope);
   const UGraph &candRun = runs.candRun();
   const UGraph &refRun = runs.refRun();
   LLVM_DEBUG(llvm::dbgs() << "definedness: multiply-adds evaluated "

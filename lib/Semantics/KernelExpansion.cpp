@@ -286,6 +286,12 @@ struct Expander {
                         t.combine == CombineTiles::Spread);
   }
 
+  /// Whether a block graph's tiles, as the lowering allocates them, fit
+  /// the shared-memory budget.
+  bool fitsSharedMemory(const UGraph &b) const {
+    return planKernel(b, target).sharedBytes <= opt.sharedMemoryBytes;
+  }
+
   /// Whether a block graph is valid and launches within the shared-memory
   /// budget.
   bool fits(const UGraph &b) const {
@@ -464,8 +470,7 @@ struct Expander {
   partitioned(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> whole,
               llvm::function_ref<UGraph(const Partition &)> build) const {
     UGraph b = build(partition(shape, opt.elementwiseTileElems, 256, whole));
-    if (!b.error.empty() ||
-        planKernel(b, target).sharedBytes <= opt.sharedMemoryBytes)
+    if (!b.error.empty() || fitsSharedMemory(b))
       return b;
     return build(
         partition(shape, opt.elementwiseTileElems, 256, whole, kMaxBlocks));
@@ -521,7 +526,7 @@ struct Expander {
     a.markOutput(a.addOutputSaver(rms, rows.map));
     if (!a.error.empty())
       return fail(op, "rms_norm", a.error);
-    if (planKernel(a, target).sharedBytes > opt.sharedMemoryBytes)
+    if (!fitsSharedMemory(a))
       return fail(op, "rms_norm", "a row chunk does not fit in shared memory");
     int32_t rmsValue = out.addCustom({map[op.operands[0]]}, std::move(a));
     if (rmsValue < 0)
@@ -576,8 +581,7 @@ struct Expander {
     b.markOutput(b.addOutputSaver(y, p.map));
     // Rows too wide for one block's tiles (f32 sums of a 16384-wide row
     // alone are 64 KiB each) take the two-kernel form.
-    if (b.error.empty() &&
-        planKernel(b, target).sharedBytes > opt.sharedMemoryBytes)
+    if (b.error.empty() && !fitsSharedMemory(b))
       return rmsNormTwoKernels(op);
     return emit(op, std::move(b), "rms_norm");
   }
