@@ -285,20 +285,21 @@ done
 if [ -n "$PROBE_MANIFESTS" ]; then
   mkdir -p "$RESULTS/probes"
   rm -f "$RESULTS/probes"/*
+  # One run of probe MANIFEST into results/probes/NAME.{json,log}.
+  probe_run() { # MANIFEST NAME [MIRAGE-RUN FLAGS...]
+    local m=$1 name=$2 rc=0
+    shift 2
+    limited "$RUN" "$m" --json --per-kernel --warmup "$WARMUP" --iters "$ITERS" "$@" \
+      ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} >"$RESULTS/probes/$name.json" \
+      2>"$RESULTS/probes/$name.log" || rc=$?
+    [ "$rc" = 0 ] || log "probes: $name $(exit_note "$rc")"
+  }
   for m in $PROBE_MANIFESTS; do
     p=$(basename "$m"); p=${p%%.*}
     log "probes: $p"
-    rc=0
-    limited "$RUN" "$m" --json --per-kernel --warmup "$WARMUP" --iters "$ITERS" \
-      ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} >"$RESULTS/probes/$p.json" 2>"$RESULTS/probes/$p.log" || rc=$?
-    [ "$rc" = 0 ] || log "probes: $p $(exit_note "$rc")"
+    probe_run "$m" "$p"
     case "$p" in
-      launch_*)
-        rc=0
-        limited "$RUN" "$m" --json --per-kernel --no-dependent-launch --warmup "$WARMUP" \
-          --iters "$ITERS" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} \
-          >"$RESULTS/probes/$p.plain.json" 2>"$RESULTS/probes/$p.plain.log" || rc=$?
-        [ "$rc" = 0 ] || log "probes: $p without dependent launch $(exit_note "$rc")" ;;
+      launch_*) probe_run "$m" "$p.plain" --no-dependent-launch ;;
     esac
   done
 fi
