@@ -304,7 +304,7 @@ mkdir -p "$OUT/mirage-run"
 cp "$ROOT"/tools/mirage-run/CMakeLists.txt "$ROOT"/tools/mirage-run/README.md \
    "$ROOT"/tools/mirage-run/*.h "$ROOT"/tools/mirage-run/*.cpp "$OUT/mirage-run/"
 cp "$ROOT/include/Mirage/Support/SeededValues.h" "$OUT/mirage-run/"
-cp "$ROOT/bench/gpu/run.sh" "$ROOT/bench/gpu/torch_workloads.py" "$ROOT/bench/gpu/calibrate.py" \
+cp "$ROOT/bench/gpu/run.sh" "$ROOT/bench/gpu/torch_workloads.py" "$ROOT/bench/gpu/calibrate.py" "$ROOT/bench/gpu/table.py" \
    "$ROOT/bench/gpu/calibrate_probes.py" \
    "$ROOT/bench/gpu/README.md" "$OUT/"
 chmod +x "$OUT/run.sh"

@@ -35,7 +35,8 @@
 # Environment: WARMUP (10), ITERS (100), MIRAGE_RUN_FLAGS (extra flags, e.g.
 # --no-flush-l2), TORCH_FLAGS (extra torch_workloads.py flags, e.g.
 # --no-compile), WORKLOADS (space-separated subset), MODELS (space-separated
-# subset of the bundle's models/, default all; empty: none), PROBES (1: run
+# subset of the bundle's models/, default all; empty: none), TORCH (1: time
+# PyTorch; 0: skip it, the table's PyTorch columns say n/a), PROBES (1: run
 # the bundle's probes/, if any; 0: skip them), PER_KERNEL (1),
 # RESULTS_DIR, DRY_RUN, MIRAGE_RUN (a mirage-run already built: no build),
 # RUN_TIMEOUT (seconds one mirage-run or PyTorch command may take, 180: a
@@ -55,6 +56,7 @@ PER_KERNEL=${PER_KERNEL:-1}
 PROBES=${PROBES:-1}
 PROBE_MANIFESTS=$( [ "$PROBES" = 0 ] || ls "$BUNDLE"/probes/*.manifest.json 2>/dev/null || true)
 DRY_RUN=${DRY_RUN:-0}
+TORCH=${TORCH:-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-180}
 BUILD=$BUNDLE/.build
 read -r -a RUN_FLAGS <<< "${MIRAGE_RUN_FLAGS:-}"
@@ -140,6 +142,7 @@ unfused_run() { # W REF
 # AS names the torch_workloads.py function when REF's graph is no workload's.
 torch_run() { # W REF [AS]
   local w=$1 ref=$2 as=${3:-} rc=0
+  [ "$TORCH" = 1 ] || return 0
   log "$w: PyTorch eager and torch.compile${as:+ ($as)}"
   limited python3 "$BUNDLE/torch_workloads.py" --manifest "$ref" ${as:+--as "$as"} \
     --warmup "$WARMUP" --iters "$ITERS" ${TORCH_EXTRA[@]+"${TORCH_EXTRA[@]}"} \
@@ -214,6 +217,9 @@ fi
 
 # --- 2. Per workload: fused (+check), unfused, PyTorch. ----------------------
 have_torch=1
+if [ "$TORCH" = 0 ]; then
+  log "TORCH=0: PyTorch is not timed"
+fi
 if ! command -v python3 >/dev/null 2>&1; then
   log "no python3: PyTorch columns and the table are skipped"
   have_torch=0
@@ -310,107 +316,7 @@ if [ "$have_torch" = 0 ]; then
   exit 0
 fi
 status=0
-python3 - "$RESULTS" $WORKLOADS $(for m in $MODELS; do echo "models.$m"; done) <<'PY' || status=$?
-import json, os, sys
-
-results, workloads = sys.argv[1], sys.argv[2:]
-
-def load(w, kind):
-    """The last JSON line of results/<w>.<kind>.json, or None."""
-    try:
-        with open(os.path.join(results, "%s.%s.json" % (w, kind))) as f:
-            lines = [l for l in f.read().splitlines() if l.strip().startswith("{")]
-        return json.loads(lines[-1]) if lines else None
-    except (OSError, ValueError):
-        return None
-
-def first_error(w, kind):
-    try:
-        with open(os.path.join(results, "%s.%s.log" % (w, kind))) as f:
-            for line in f:
-                if "FAILED" in line or line.startswith("mirage-run:") or "missing" in line:
-                    return line.strip()
-    except OSError:
-        pass
-    return None
-
-def none_reason(w):
-    """Why a workload has no searched graph (results/<w>.searched.none)."""
-    try:
-        with open(os.path.join(results, w + ".searched.none")) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-def us(v):
-    return "%.1f" % v if isinstance(v, (int, float)) else "n/a"
-
-# One row per fused graph: the hand-written best (results/<w>.fused.*) and
-# the searched winner (results/<w>.searched.*); the unfused and PyTorch
-# columns are the workload's, the same in both rows.
-KINDS = (("fused", "hand-written"), ("searched", "searched"))
-# A bench/models layer: its winner, and the winner without its tail combine
-# where the bundle has that (results/<w>.notail.*).
-MODEL_KINDS = (("searched", "searched"), ("notail", "searched, no tail combine"))
-rows, notes, device, copy, failed = [], [], None, None, False
-for w in workloads:
-    unfused, tch = load(w, "unfused"), load(w, "torch")
-    eager = tch.get("eager_us") if tch else None
-    compiled = tch.get("compile_us") if tch else None
-    common = [us(unfused.get("median_us")) if unfused and unfused.get("ok") else "FAILED",
-              us(eager) if eager is not None else ("FAILED" if tch else "n/a"),
-              us(compiled) if compiled is not None else ("FAILED" if tch and "compile_error" in tch else "n/a")]
-    is_model = w.startswith("models.")
-    for kind, label in (MODEL_KINDS if is_model else KINDS):
-        fused = load(w, kind)
-        if kind == "notail" and fused is None and not os.path.exists(
-                os.path.join(results, w + ".notail.log")):
-            continue  # no tail combine in this winner
-        for r in (fused, unfused):  # device and copy bandwidth from any run
-            if r:
-                device = device or r.get("device")
-                copy = copy or r.get("copy_gbps")
-        graph = (fused or {}).get("graph")
-        name = "%s (%s)" % (label, graph) if graph else label
-        reason = none_reason(w) if kind == "searched" else None
-        if reason:
-            rows.append([w, name, "-"] + common + ["", "", ""])
-            notes.append("%s searched: %s" % (w, reason))
-            continue
-        ok = bool(fused and fused.get("ok") and "median_us" in fused)
-        rows.append([w, name, us(fused["median_us"]) if ok else "FAILED"] + common +
-                    ["%.0f" % fused["gbps"] if ok else "",
-                     "%.1f %%" % fused["copy_pct"] if ok else "",
-                     "%.2fx" % (eager / fused["median_us"]) if ok and eager else ""])
-        failed |= not ok
-        if not ok:
-            notes.append("%s %s: %s" % (w, label, first_error(w, kind) or "no result"))
-    if not (unfused and unfused.get("ok")):
-        notes.append("%s unfused: %s" % (w, first_error(w, "unfused") or "no result"))
-    if tch and "error" in tch:
-        notes.append("%s torch: %s" % (w, tch["error"]))
-    elif tch is None and os.path.exists(os.path.join(results, w + ".torch.log")):
-        notes.append("%s torch: no result, see %s" % (w, os.path.join(results, w + ".torch.log")))
-    if tch and "compile_error" in tch:
-        notes.append("%s torch.compile: %s" % (w, tch["compile_error"]))
-
-header = ["workload", "fused graph", "fused µs", "unfused µs", "torch eager µs", "torch.compile µs",
-          "fused GB/s", "% of copy BW", "fused vs eager"]
-print()
-print("device: %s; copy bandwidth %s GB/s (cuMemcpyDtoD, read+write)" %
-      (device or "?", "%.0f" % copy if copy else "?"))
-print()
-print("| " + " | ".join(header) + " |")
-print("|" + "|".join("---" for _ in header) + "|")
-for r in rows:
-    print("| " + " | ".join(r) + " |")
-if notes:
-    print()
-    for n in notes:
-        print("* " + n)
-# Nonzero when a fused graph failed (its check, or no result at all).
-sys.exit(1 if failed else 0)
-PY
+python3 "$BUNDLE/table.py" "$RESULTS" $WORKLOADS $(for m in $MODELS; do echo "models.$m"; done) || status=$?
 if [ "$PER_KERNEL" != 0 ]; then
   echo
   python3 "$BUNDLE/calibrate.py" "$RESULTS" --bundle "$BUNDLE" || log "calibrate.py exited $?"

@@ -159,6 +159,9 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
            "turn 16-byte global-to-shared copies into cp.async">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "allow tf32 tensor cores for f32 matmuls">,
+    Option<"swizzle", "swizzle", "bool", /*default=*/"true",
+           "XOR-swizzle the shared tiles that ldmatrix reads (false: plain "
+           "row-major tiles, to bisect a layout problem)">,
     Option<"tailCombine", "tail-combine", "bool", /*default=*/"true",
            "run a kernel that qualifies in its predecessor's launch, by the "
            "last block of each group (docs/Rationale/TailCombine.md); false "

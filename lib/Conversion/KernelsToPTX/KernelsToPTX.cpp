@@ -137,6 +137,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     opts.maxStaticSharedBytes = tgt.maxStaticSmemBytes;
     opts.dynamicSharedReserve = tgt.dynamicSmemReserve;
     opts.asyncCopies = asyncCopies;
+    opts.swizzleSharedMemory = swizzle;
     opts.warpReductions = warpReductions;
     opts.eliminateBarriers = eliminateBarriers;
     opts.tf32 = tf32;

@@ -296,12 +296,17 @@ LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
       return failure();
   }
   if (swizzle) {
+    // Upstream moves only the accesses of the buffer's own value
+    // (UpstreamWorkarounds.h, swizzleSeesEveryAccess): the matmul phases'
+    // 2-D views are folded into their accesses first.
+    detail::foldWorkgroupCollapseViews(kernel);
     SmallVector<memref::AllocOp> tiles;
     kernel.walk([&](memref::AllocOp a) {
       // Upstream's xor leaves a row whose length is not a power of two
       // (UpstreamWorkarounds.h, swizzlePermutesRows).
       if (isWorkgroup(a.getType()) &&
-          detail::swizzlePermutesRows(a.getType()))
+          detail::swizzlePermutesRows(a.getType()) &&
+          detail::swizzleSeesEveryAccess(a))
         tiles.push_back(a);
     });
     for (memref::AllocOp a : tiles)

@@ -214,3 +214,93 @@ bool mirage::detail::swizzlePermutesRows(MemRefType t) {
     return false;
   return llvm::isPowerOf2_64(static_cast<uint64_t>(t.getShape().back()));
 }
+
+namespace {
+/// The memref operand and the indices of an access upstream's XOR swizzle
+/// rewrites (nvgpu::optimizeSharedMemoryReadsAndWrites), or nullptr.
+std::pair<OpOperand *, MutableOperandRange *>
+swizzledAccess(Operation *op, std::optional<MutableOperandRange> &indices) {
+  if (auto l = dyn_cast<memref::LoadOp>(op))
+    return {&l.getMemrefMutable(), &indices.emplace(l.getIndicesMutable())};
+  if (auto s = dyn_cast<memref::StoreOp>(op))
+    return {&s.getMemrefMutable(), &indices.emplace(s.getIndicesMutable())};
+  if (auto l = dyn_cast<vector::LoadOp>(op))
+    return {&l.getBaseMutable(), &indices.emplace(l.getIndicesMutable())};
+  if (auto s = dyn_cast<vector::StoreOp>(op))
+    return {&s.getBaseMutable(), &indices.emplace(s.getIndicesMutable())};
+  if (auto m = dyn_cast<nvgpu::LdMatrixOp>(op))
+    return {&m.getSrcMemrefMutable(), &indices.emplace(m.getIndicesMutable())};
+  if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+    return {&c.getDstMutable(), &indices.emplace(c.getDstIndicesMutable())};
+  return {nullptr, nullptr};
+}
+
+/// The bits a vector access of `op` covers, 0 for a scalar one.
+int64_t accessBits(Operation *op) {
+  VectorType v;
+  if (auto l = dyn_cast<vector::LoadOp>(op))
+    v = l.getVectorType();
+  else if (auto s = dyn_cast<vector::StoreOp>(op))
+    v = s.getVectorType();
+  return v ? v.getNumElements() * v.getElementTypeBitWidth() : 0;
+}
+} // namespace
+
+void mirage::detail::foldWorkgroupCollapseViews(func::FuncOp kernel) {
+  SmallVector<memref::CollapseShapeOp> views;
+  kernel.walk([&](memref::CollapseShapeOp v) {
+    if (v.getSrc().getDefiningOp<memref::AllocOp>() &&
+        gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(v.getSrcType()))
+      views.push_back(v);
+  });
+  for (memref::CollapseShapeOp view : views) {
+    ArrayRef<int64_t> src = view.getSrcType().getShape();
+    // Each collapsed dim comes from one source dim, the others of its group
+    // being 1: its index goes there and the others get 0.
+    SmallVector<int64_t> from;
+    bool foldable = view.getSrcType().hasStaticShape();
+    for (ReassociationIndices group : view.getReassociationIndices()) {
+      int64_t dim = group.back(), nonUnit = 0;
+      for (int64_t d : group)
+        if (src[d] != 1) {
+          dim = d;
+          ++nonUnit;
+        }
+      foldable &= nonUnit <= 1;
+      from.push_back(dim);
+    }
+    // A vector access runs along the last dim: it must stay the last.
+    foldable &= from.back() == static_cast<int64_t>(src.size()) - 1;
+    if (!foldable)
+      continue;
+    for (OpOperand &use : llvm::make_early_inc_range(view->getUses())) {
+      Operation *op = use.getOwner();
+      std::optional<MutableOperandRange> indices;
+      auto [memref, idx] = swizzledAccess(op, indices);
+      if (memref != &use)
+        continue;
+      OpBuilder b(op);
+      Value zero = arith::ConstantIndexOp::create(b, op->getLoc(), 0);
+      SmallVector<Value> next(src.size(), zero);
+      for (auto [i, v] : llvm::enumerate(idx->getAsOperandRange()))
+        next[from[i]] = v;
+      memref->set(view.getSrc());
+      idx->assign(next);
+    }
+    if (view->use_empty())
+      view->erase();
+  }
+}
+
+bool mirage::detail::swizzleSeesEveryAccess(memref::AllocOp a) {
+  return llvm::all_of(a->getUses(), [](OpOperand &use) {
+    Operation *op = use.getOwner();
+    if (isa<memref::DeallocOp>(op))
+      return true;
+    std::optional<MutableOperandRange> indices;
+    auto [memref, idx] = swizzledAccess(op, indices);
+    // Upstream permutes 16-byte chunks from the index of each access: a
+    // wider vector would keep its second chunk in place.
+    return memref == &use && accessBits(op) <= 128;
+  });
+}

@@ -27,6 +27,13 @@
 //       bits of the one before as if the last dim were a power of two: on a
 //       4x36 f16 tile it maps column 32 of row 1 to 40 (row 2's column 4),
 //       two elements to one address.   upstream-swizzle-non-power-of-two.mlir
+//   foldWorkgroupCollapseViews / swizzleSeesEveryAccess (AsyncCopies.cpp)
+//       the same swizzle rewrites the accesses of the buffer's own value
+//       only: an ldmatrix through a memref.collapse_shape of it keeps the
+//       unswizzled address while the stores that fill it move (only
+//       memref.subview views make upstream decline). Seen on an H200: a
+//       QK-norm attention kernel's P·V read P permuted, no race, no
+//       out-of-bounds access.        upstream-swizzle-through-views.mlir
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_LIB_CONVERSION_LOOPSTOGPU_UPSTREAMWORKAROUNDS_H
@@ -34,6 +41,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -67,6 +75,17 @@ mlir::LogicalResult rejectKernelMallocs(mlir::gpu::GPUModuleOp module);
 /// (nvgpu::optimizeSharedMemoryReadsAndWrites) permutes each row: its last
 /// dim must be a power of two, the range of the xor it applies.
 bool swizzlePermutesRows(mlir::MemRefType t);
+
+/// Rewrites the accesses (memref/vector load and store, ldmatrix) through a
+/// memref.collapse_shape of a workgroup alloc in `kernel` into accesses of
+/// the alloc, where each collapsed dim comes from one source dim (the rest
+/// of its group are 1s), and erases the views left unused.
+void foldWorkgroupCollapseViews(mlir::func::FuncOp kernel);
+
+/// Whether upstream's XOR swizzle of `a` would move every access of it: each
+/// user is a load, store, ldmatrix or async copy of the buffer itself (no
+/// view) of at most 16 bytes, or its dealloc.
+bool swizzleSeesEveryAccess(mlir::memref::AllocOp a);
 
 } // namespace mirage::detail
 
