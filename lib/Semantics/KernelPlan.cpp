@@ -49,6 +49,18 @@ const MatmulPlan *KernelPlan::matmulOf(int32_t op) const {
   return nullptr;
 }
 
+int64_t mirage::tileRowPitch(int64_t cols, ElemType storage,
+                             bool ldmatrixOperand) {
+  // An ldmatrix matrix is eight 16-byte rows; rows a multiple of 128 bytes
+  // apart share their banks (an 8-way conflict, measured on an H200).
+  constexpr int64_t kBankGroupBytes = 16, kBankLineBytes = 128;
+  int64_t bytes = elemTypeBytes(storage);
+  int64_t rowBytes = cols * bytes;
+  if (!ldmatrixOperand || rowBytes % kBankLineBytes != 0)
+    return cols;
+  return cols + kBankGroupBytes / bytes;
+}
+
 int64_t mirage::sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
                                   const TargetInfo &target, bool &dynamic) {
   int64_t total = 0;
@@ -261,8 +273,10 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
   for (size_t i = 0; i < block.ops.size(); ++i)
     plan.timesRun.push_back(timesRun(block, sched, i));
 
-  // Matmuls first: their padded rows shape the A and C tiles.
+  // Matmuls first: their padded rows shape the A and C tiles, and the
+  // operands ldmatrix reads get padded rows (tileRowPitch).
   std::vector<int64_t> rows(block.values.size(), 0);
+  std::vector<bool> ldmatrixRead(block.values.size(), false);
   for (size_t i = 0; i < block.ops.size(); ++i) {
     if (block.ops[i].kind != OpKind::Matmul)
       continue;
@@ -273,6 +287,9 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
                                    : op.results[0];
     for (int32_t v : {op.operands[0], c})
       rows[v] = std::max(rows[v], m.paddedRows);
+    if (m.tensorCores)
+      for (int32_t v : {op.operands[0], op.operands[1]})
+        ldmatrixRead[v] = true;
     plan.matmuls.push_back(std::move(m));
   }
 
@@ -290,7 +307,12 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     t.value = static_cast<int32_t>(v);
     t.shape = bufferShape(v);
     t.storage = sched.storage[v];
-    t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
+    int64_t cols = t.shape.empty() ? 1 : t.shape.back();
+    int64_t rowsOfTile = 1;
+    for (size_t d = 0; d + 1 < t.shape.size(); ++d)
+      rowsOfTile *= t.shape[d];
+    t.pitch = tileRowPitch(cols, t.storage, ldmatrixRead[v]);
+    t.bytes = rowsOfTile * t.pitch * elemTypeBytes(t.storage);
     plan.tiles.push_back(std::move(t));
   }
 
@@ -318,6 +340,7 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
         TilePlan t;
         t.scratchFor = r->op;
         t.shape = {r->outputs, r->lanes};
+        t.pitch = r->lanes;
         t.storage = sumType(block.values[op.results[0]].type);
         t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
         plan.tiles.push_back(std::move(t));

@@ -74,14 +74,15 @@ TEST(CostModel, CustomKernelTraffic) {
   EXPECT_DOUBLE_EQ(k.inputLoadBytes[1], wBytes);
   // matmul 2mnk over all blocks and iterations, plus the accumulation.
   EXPECT_DOUBLE_EQ(k.flops, 2.0 * 16 * 4096 * 6144 + 16.0 * 6144 * 16);
-  // The launch plan's tiles: X 16x256 and W 256x96 f16 (one buffer per
+  // The launch plan's tiles: X 16x256 (its 512-byte rows read by ldmatrix
+  // padded to 264, TilePlan::pitch) and W 256x96 f16 (one buffer per
   // pipeline stage), the accumulator 16x96 in f32 (the product adds into
   // it: no tile of its own); past the 48 KiB static limit, so dynamic,
   // after a 1 KiB reserve.
   int64_t stages = planKernel(g.bodies[0], *lookupTarget("h100")).stages;
   EXPECT_GE(stages, 2);
   EXPECT_EQ(k.smemBytes,
-            1024 + stages * 2 * (16 * 256 + 256 * 96) + 4 * 16 * 96);
+            1024 + stages * 2 * (16 * 264 + 256 * 96) + 4 * 16 * 96);
   // Resident blocks: shared memory with CUDA's 1 KiB per block.
   EXPECT_EQ(k.blocksPerSM, 228 * 1024 / (k.smemBytes + 1024));
   EXPECT_NEAR(k.smFill, 64.0 / 132, 1e-12);

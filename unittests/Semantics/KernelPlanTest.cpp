@@ -37,8 +37,13 @@ TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
   ASSERT_EQ(p.matmuls.size(), 1u);
   EXPECT_TRUE(p.matmuls[0].tensorCores) << p.matmuls[0].whyNotTensorCores;
   EXPECT_EQ(p.matmuls[0].paddedRows, 16);
-  int64_t x = 16 * 64 * 2, w = 64 * 32 * 2, acc = 16 * 32 * 4;
+  // X's 128-byte rows are read by ldmatrix: 16 bytes more each
+  // (tileRowPitch); W's 64-byte rows and the accumulator are not padded.
+  int64_t x = 16 * (64 + 8) * 2, w = 64 * 32 * 2, acc = 16 * 32 * 4;
   ASSERT_EQ(p.tiles.size(), 3u);
+  EXPECT_EQ(p.tiles[0].pitch, 72);
+  EXPECT_EQ(p.tiles[1].pitch, 32);
+  EXPECT_EQ(p.tiles[2].pitch, 32);
   EXPECT_EQ(p.tiles[0].bytes, x);
   EXPECT_EQ(p.tiles[1].bytes, w);
   EXPECT_EQ(p.tiles[2].storage, ElemType::F32);
@@ -52,6 +57,27 @@ TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
   EXPECT_EQ(p.sharedBytes, (x + w) * p.stages + acc);
   // The declared dtypes count 4 rows of f16: the plan is what is allocated.
   EXPECT_GT(p.sharedBytes, sharedMemoryBytes(b));
+}
+
+TEST(KernelPlan, LdmatrixRowsAMultipleOf128BytesArePadded) {
+  // Eight 16-byte rows of an ldmatrix matrix 128 bytes apart share their
+  // banks; 16 bytes more per row spread them (SharedTilePitch.md).
+  EXPECT_EQ(tileRowPitch(64, ElemType::F16, true), 72);
+  EXPECT_EQ(tileRowPitch(896, ElemType::F16, true), 904);
+  EXPECT_EQ(tileRowPitch(64, ElemType::BF16, true), 72);
+  EXPECT_EQ(tileRowPitch(32, ElemType::F32, true), 36);
+  // Rows that already spread, and tiles ldmatrix does not read, keep theirs.
+  EXPECT_EQ(tileRowPitch(16, ElemType::F16, true), 16);
+  EXPECT_EQ(tileRowPitch(56, ElemType::F16, true), 56);
+  EXPECT_EQ(tileRowPitch(64, ElemType::F16, false), 64);
+  // The plan counts the padding in the bytes it allocates: the decode GEMV
+  // of the Qwen2.5-7B gated MLP, x [16 (4 padded), 896] and W [896, 16].
+  KernelPlan p = planKernel(gemvBlock(4, 3584, 16 * 1184, 1184, 4), h100());
+  ASSERT_EQ(p.tiles.size(), 3u);
+  EXPECT_EQ(p.tiles[0].pitch, 904);
+  EXPECT_EQ(p.tiles[0].bytes, 16 * 904 * 2);
+  EXPECT_EQ(p.tiles[1].pitch, 16);
+  EXPECT_EQ(p.tiles[1].bytes, 896 * 16 * 2);
 }
 
 TEST(KernelPlan, TensorCoreRefusalsSayWhy) {

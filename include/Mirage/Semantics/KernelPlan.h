@@ -65,8 +65,13 @@ struct TilePlan {
   int32_t value = -1;        // -1 for a scratch tile
   int32_t scratchFor = -1;   // the op whose reduction lanes it holds
   Shape shape;               // as allocated: rows padded for tensor cores
+  /// Elements per allocated row (>= shape.back()): a tile ldmatrix reads
+  /// whose rows are a multiple of 128 bytes gets 16 bytes more, so that
+  /// consecutive rows start in different banks (tileRowPitch;
+  /// docs/Rationale/SharedTilePitch.md). 0 only before planning.
+  int64_t pitch = 0;
   ElemType storage = ElemType::F32;
-  int64_t bytes = 0;         // one buffer, unaligned
+  int64_t bytes = 0;         // one buffer, unaligned, with the pitch
   int64_t buffers = 1;       // pipeline buffers
 };
 
@@ -159,6 +164,11 @@ KernelPlan planKernel(const UGraph &block, const TargetInfo &target,
 /// `target`: 16-byte aligned static buffers when they fit the static limit,
 /// else 128-byte aligned views of dynamic shared memory after the reserve.
 /// `dynamic` says which. The lowering's placement follows the same rule.
+/// The elements per allocated row of a tile of `cols` elements of
+/// `storage` per row (TilePlan::pitch): 16 bytes more when ldmatrix reads it
+/// (`ldmatrixOperand`) and its rows are a multiple of 128 bytes, else cols.
+int64_t tileRowPitch(int64_t cols, ElemType storage, bool ldmatrixOperand);
+
 int64_t sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
                           const TargetInfo &target, bool &dynamic);
 

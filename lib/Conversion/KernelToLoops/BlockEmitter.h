@@ -133,9 +133,11 @@ struct BlockEmitter {
   int32_t opIndex(const UOp &op) const {
     return static_cast<int32_t>(&op - g.ops.data());
   }
-  /// Buffer `slot` of a pipelined tile's allocation (leading stage dim).
+  /// Buffer `slot` of a pipelined tile's allocation (leading stage dim),
+  /// as its logical tile of `cols` columns (its rows may be padded,
+  /// TilePlan::pitch).
   mlir::Value stageView(mlir::OpBuilder &ob, mlir::Value buffers,
-                        mlir::Value slot);
+                        mlir::Value slot, int64_t cols);
   /// The multi-index of linear index `e` in row-major `shape`.
   llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &ob,
                                              mlir::Value e,

@@ -96,16 +96,20 @@ void BlockEmitter::rowReduction(
               b.getDenseI64ArrayAttr({opIndex(op), outputs}));
 }
 
-Value BlockEmitter::stageView(OpBuilder &ob, Value buffers, Value slot) {
+Value BlockEmitter::stageView(OpBuilder &ob, Value buffers, Value slot,
+                              int64_t cols) {
   auto t = cast<MemRefType>(buffers.getType());
   SmallVector<OpFoldResult> offsets(t.getRank(), ob.getIndexAttr(0));
   offsets[0] = slot;
+  // The logical tile: its rows may be padded (TilePlan::pitch).
+  SmallVector<int64_t> shape(t.getShape().drop_front());
+  shape.back() = cols;
   SmallVector<OpFoldResult> sizes{ob.getIndexAttr(1)};
-  for (int64_t d : t.getShape().drop_front())
+  for (int64_t d : shape)
     sizes.push_back(ob.getIndexAttr(d));
   SmallVector<OpFoldResult> strides(t.getRank(), ob.getIndexAttr(1));
   auto viewType = memref::SubViewOp::inferRankReducedResultType(
-      t.getShape().drop_front(), t, offsets, sizes, strides);
+      shape, t, offsets, sizes, strides);
   return memref::SubViewOp::create(ob, loc, cast<MemRefType>(viewType),
                                    buffers, offsets, sizes, strides);
 }

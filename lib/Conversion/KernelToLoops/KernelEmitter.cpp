@@ -71,18 +71,32 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
   // Tiles in workgroup memory, as the plan allocates them; a pipelined
   // tile's buffers are one allocation with a leading stage dimension.
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  // Padded rows (TilePlan::pitch) are allocated, and the phases see the
+  // logical tile through a view.
   llvm::DenseMap<int32_t, Value> stageBuffers;
+  llvm::DenseMap<int32_t, int64_t> tileCols;
   for (const TilePlan &t : plan.tiles) {
     Shape shape = t.shape;
+    shape.back() = t.pitch;
     if (t.buffers > 1)
       shape.insert(shape.begin(), t.buffers);
     Value a = memref::AllocOp::create(b, loc, memrefOf(ctx, shape, t.storage, wg));
+    if (t.pitch != t.shape.back() && t.buffers == 1) {
+      SmallVector<OpFoldResult> zeros(t.shape.size(), b.getIndexAttr(0));
+      SmallVector<OpFoldResult> ones(t.shape.size(), b.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t d : t.shape)
+        sizes.push_back(b.getIndexAttr(d));
+      a = memref::SubViewOp::create(b, loc, a, zeros, sizes, ones);
+    }
     if (t.scratchFor >= 0)
       em.scratch[t.scratchFor] = a;
     else if (t.buffers > 1)
       stageBuffers[t.value] = a;
     else
       em.mem[t.value] = a;
+    if (t.value >= 0)
+      tileCols[t.value] = t.shape.back();
   }
   // How each input iterator is copied is the plan's (CopyPlan).
   auto copyOf = [&](size_t i) { return plan.copyOf(static_cast<int32_t>(i)); };
@@ -136,7 +150,8 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
       if (!prefetched(i))
         continue;
       int32_t tile = block.ops[i].results[0];
-      em.mem[tile] = em.stageView(b, stageBuffers.lookup(tile), slot);
+      em.mem[tile] =
+          em.stageView(b, stageBuffers.lookup(tile), slot, tileCols.lookup(tile));
       Value saved = em.iter;
       em.iter = iteration;
       ok = em.emitGroupedIterator(block.ops[i], stages, group, wait);
@@ -170,7 +185,7 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
     prefetch(next, em.apply(b, (i + (stages - 1)) % stages, em.iter), stages - 1);
     Value slot = em.apply(b, i % stages, em.iter);
     for (auto [tile, buffer] : stageBuffers)
-      em.mem[tile] = em.stageView(b, buffer, slot);
+      em.mem[tile] = em.stageView(b, buffer, slot, tileCols.lookup(tile));
   }
   for (size_t i = 0; i < block.ops.size() && ok; ++i) {
     const UOp &op = block.ops[i];

@@ -6,7 +6,9 @@
 // counters as its last argument; the host function zeroes them and makes one
 // call. On the host the lowered code matches the evaluator; the PTX counts
 // with a relaxed atom between two device-scope fences, and the manifest
-// names the counters as an i32 temp buffer.
+// names the counters as an i32 temp buffer. The splits take their 128 keys
+// 32 per iteration: with 64 the producer's padded tiles (TilePlan::pitch)
+// leave no room for the combine's at its occupancy.
 
 // RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=LOOPS
 // RUN: mirage-opt %s --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
@@ -73,20 +75,20 @@
 func.func @decode(%q: tensor<8x4x128xf16>, %k: tensor<8x128x1024xf16>, %v: tensor<8x1024x128xf16>) -> tensor<8x4x128xf16> {
   %0 = mirage_kernel.graph "decode"(%q, %k, %v) : (tensor<8x4x128xf16>, tensor<8x128x1024xf16>, tensor<8x1024x128xf16>) -> tensor<8x4x128xf16> {
   ^bb0(%arg3: tensor<8x4x128xf16>, %arg4: tensor<8x128x1024xf16>, %arg5: tensor<8x1024x128xf16>):
-    %2:3 = mirage_kernel.custom(%arg3, %arg4, %arg5) grid = [8, 8, 1] forloop = 2 : (tensor<8x4x128xf16>, tensor<8x128x1024xf16>, tensor<8x1024x128xf16>) -> (tensor<8x32x1xf16>, tensor<8x32x128xf16>, tensor<8x32x1xf16>) {
+    %2:3 = mirage_kernel.custom(%arg3, %arg4, %arg5) grid = [8, 8, 1] forloop = 4 : (tensor<8x4x128xf16>, tensor<8x128x1024xf16>, tensor<8x1024x128xf16>) -> (tensor<8x32x1xf16>, tensor<8x32x128xf16>, tensor<8x32x1xf16>) {
     ^bb0(%arg6: tensor<8x4x128xf16>, %arg7: tensor<8x128x1024xf16>, %arg8: tensor<8x1024x128xf16>):
       %4 = mirage_block.input_iterator %arg6 imap = [0, -1, -1] fmap = -1 : tensor<8x4x128xf16> -> tensor<1x4x128xf16>
-      %5 = mirage_block.input_iterator %arg7 imap = [0, 2, -1] fmap = 2 : tensor<8x128x1024xf16> -> tensor<1x128x64xf16>
-      %6 = mirage_block.input_iterator %arg8 imap = [0, 1, -1] fmap = 1 : tensor<8x1024x128xf16> -> tensor<1x64x128xf16>
+      %5 = mirage_block.input_iterator %arg7 imap = [0, 2, -1] fmap = 2 : tensor<8x128x1024xf16> -> tensor<1x128x32xf16>
+      %6 = mirage_block.input_iterator %arg8 imap = [0, 1, -1] fmap = 1 : tensor<8x1024x128xf16> -> tensor<1x32x128xf16>
       %7 = mirage_block.unary mul_scalar %4 scalar(0.08837890625) : tensor<1x4x128xf16>
-      %8 = mirage_block.matmul %7, %5 : tensor<1x4x128xf16>, tensor<1x128x64xf16> -> tensor<1x4x64xf16>
-      %prev, %cur = mirage_block.running_max %8 dim 2 : tensor<1x4x64xf16> -> tensor<1x4x1xf16>
-      %9 = mirage_block.binary sub %8, %cur : tensor<1x4x64xf16>, tensor<1x4x1xf16> -> tensor<1x4x64xf16>
-      %10 = mirage_block.unary exp %9 : tensor<1x4x64xf16>
+      %8 = mirage_block.matmul %7, %5 : tensor<1x4x128xf16>, tensor<1x128x32xf16> -> tensor<1x4x32xf16>
+      %prev, %cur = mirage_block.running_max %8 dim 2 : tensor<1x4x32xf16> -> tensor<1x4x1xf16>
+      %9 = mirage_block.binary sub %8, %cur : tensor<1x4x32xf16>, tensor<1x4x1xf16> -> tensor<1x4x32xf16>
+      %10 = mirage_block.unary exp %9 : tensor<1x4x32xf16>
       %11 = mirage_block.binary sub %prev, %cur : tensor<1x4x1xf16>, tensor<1x4x1xf16> -> tensor<1x4x1xf16>
       %12 = mirage_block.unary exp %11 : tensor<1x4x1xf16>
-      %13 = mirage_block.matmul %10, %6 : tensor<1x4x64xf16>, tensor<1x64x128xf16> -> tensor<1x4x128xf16>
-      %14 = mirage_block.accum sum_last %10 rescale %12 : tensor<1x4x64xf16>, tensor<1x4x1xf16> -> tensor<1x4x1xf16>
+      %13 = mirage_block.matmul %10, %6 : tensor<1x4x32xf16>, tensor<1x32x128xf16> -> tensor<1x4x128xf16>
+      %14 = mirage_block.accum sum_last %10 rescale %12 : tensor<1x4x32xf16>, tensor<1x4x1xf16> -> tensor<1x4x1xf16>
       %15 = mirage_block.accum sum %13 rescale %12 : tensor<1x4x128xf16>, tensor<1x4x1xf16> -> tensor<1x4x128xf16>
       %16 = mirage_block.output_saver %14 omap = [0, 1, -1] : tensor<1x4x1xf16> -> tensor<8x32x1xf16>
       %17 = mirage_block.output_saver %15 omap = [0, 1, -1] : tensor<1x4x128xf16> -> tensor<8x32x128xf16>
