@@ -296,6 +296,18 @@ KernelCost mirage::estimateKernel(const UGraph &block, const KernelPlan &plan,
   return k;
 }
 
+void mirage::priceLaunchAt(KernelCost &k, bool firstLaunch,
+                           const TargetInfo &target) {
+  // The lowering chains every kernel after a graph's first as a
+  // programmatic dependent of the one before (Lowering.md): its launch
+  // overlaps that kernel (Target.h, chainedLaunchSeconds).
+  if (firstLaunch || k.inTail || k.launchSeconds <= 0 ||
+      !target.gridDependencyControl)
+    return;
+  k.seconds += target.chainedLaunchSeconds - k.launchSeconds;
+  k.launchSeconds = target.chainedLaunchSeconds;
+}
+
 GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
   Estimator est{target};
   GraphCost c;
@@ -321,6 +333,7 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
       tails[i] = planTailCombine(g, static_cast<int32_t>(i - 1),
                                  *plans[i - 1], *plans[i], target,
                                  /*why=*/nullptr, own[i]->seconds);
+  bool launched = false;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const UOp &op = g.ops[i];
     KernelCost k;
@@ -349,6 +362,10 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
         k.seconds = tailCombineSeconds(*tail, *plans[i], b.forloopRange,
                                        target);
       }
+    }
+    if (!k.inTail && k.launchSeconds > 0) {
+      priceLaunchAt(k, !launched, target);
+      launched = true;
     }
     k.opIndex = static_cast<int32_t>(i);
     c.dramBytes += k.dramBytes;
@@ -400,7 +417,11 @@ double mirage::trafficFloorSeconds(const UGraph &block, double savedBytes,
       1, residentBlocksPerSM(sharedLayoutBytes(tileBytes, target, dynamic),
                              kPlanThreadsPerBlock, target));
   est.finish(k, lp); // no FLOPs, no serial chains: memory time plus launch
-  return k.seconds;
+  // The least launch a kernel pays anywhere in a graph: a chained one after
+  // the first (estimateCost), so that the floor of every kernel of a graph
+  // stays below its share of the graph's estimate.
+  return k.seconds - k.launchSeconds +
+         std::min(target.launchSeconds, target.chainedLaunchSeconds);
 }
 
 GraphCost mirage::estimateCost(const UGraph &g, llvm::StringRef targetName) {

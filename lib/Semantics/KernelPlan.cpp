@@ -263,10 +263,34 @@ int64_t serialSteps(const UGraph &g, const UOp &op, const ReductionPlan &r,
 
 } // namespace
 
+namespace {
+/// Whether a block alone on its SM gets kWideBlockThreads (WideBlocks.md).
+constexpr bool kWideBlocks = false;
+} // namespace
+
 KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
                               const PlanOptions &options) {
+  if (options.threads == 0 && !kWideBlocks) {
+    PlanOptions narrow = options;
+    narrow.threads = kPlanThreadsPerBlock;
+    return planKernel(block, target, narrow);
+  }
+  if (options.threads == 0) {
+    // A block alone on its SM leaves it four warps to hide every latency
+    // with: such a kernel runs twice the threads when that still fits
+    // (WideBlocks.md).
+    PlanOptions narrow = options, wide = options;
+    narrow.threads = kPlanThreadsPerBlock;
+    wide.threads = kWideBlockThreads;
+    KernelPlan p = planKernel(block, target, narrow);
+    if (!p.launchable || p.residentBlocksPerSM != 1 ||
+        kWideBlockThreads > target.maxThreadsPerBlock)
+      return p;
+    KernelPlan w = planKernel(block, target, wide);
+    return w.launchable && w.stages >= p.stages ? w : p;
+  }
   KernelPlan plan;
-  plan.threads = kPlanThreadsPerBlock;
+  plan.threads = options.threads;
   plan.warps = plan.threads / target.warpSize;
   BlockSchedule sched = scheduleBlock(block);
   int64_t loop = std::max<int64_t>(1, block.forloopRange);

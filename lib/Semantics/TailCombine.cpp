@@ -68,8 +68,10 @@ mirage::planTailCombine(const UGraph &g, int32_t producer,
     return fail("not two graph-defined kernels");
   if (!producerPlan.launchable || !consumerPlan.launchable)
     return fail("a kernel does not launch");
-  if (producerPlan.threads != consumerPlan.threads)
-    return fail("different block sizes");
+  // The consumer's phases run in the producer's block; a block wider than
+  // they are leaves its other threads out of them (WideBlocks.md).
+  if (consumerPlan.threads > producerPlan.threads)
+    return fail("the consumer needs more threads than the producer's block");
   bool dynamic = false;
   int64_t shared =
       tailCombineSharedBytes(producerPlan, consumerPlan, target, dynamic);

@@ -163,22 +163,26 @@ TEST(CostModel, SynchronousCopiesAreLatencyBound) {
             10 * k.dramBytes / h100.dramBytesPerSecond)
       << c.describe();
   // The same work in 16-column slices (one cp.async group per block) is
-  // several times faster.
+  // several times faster, launch aside.
   GraphCost wide = estimateCost(fusedMatmul(4, 256, 4096, 256, 1), "h100");
-  EXPECT_LT(wide.kernels[0].seconds * 4, k.seconds) << wide.describe();
+  EXPECT_LT((wide.kernels[0].seconds - wide.kernels[0].launchSeconds) * 4,
+            k.seconds - k.launchSeconds)
+      << wide.describe();
 }
 
 TEST(CostModel, PipelinedLoopsApproachBandwidth) {
   // The Qwen-MLP shape of issue 20 with a for-loop, on a grid that fills
   // the SMs evenly (1184 blocks: 9 on the busiest SM, 8.97 on average):
   // the plan pipelines the weight tiles, and the planned time comes within
-  // 1.5x of bytes / DRAM bandwidth.
+  // 1.5x of bytes over the bandwidth our kernels achieve (the calibrated
+  // memoryEfficiency: CostModel.md, "Calibration").
   GraphCost c = estimateCost(fusedMatmul(4, 3584, 18944, 1184, 56), "h100");
   TargetInfo h100 = *lookupTarget("h100");
   const KernelCost &k = c.kernels[0];
   EXPECT_GE(k.bytesInFlightPerSM, 16e3) << c.describe();
-  EXPECT_LT(k.seconds, 1.5 * k.dramBytes / h100.dramBytesPerSecond +
-                                  k.launchSeconds)
+  EXPECT_LT(k.seconds, 1.5 * k.dramBytes / (h100.dramBytesPerSecond *
+                                            h100.memoryEfficiency) +
+                           k.launchSeconds)
       << c.describe();
 }
 

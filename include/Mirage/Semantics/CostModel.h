@@ -81,6 +81,13 @@ GraphCost estimateCost(const UGraph &g, const TargetInfo &target);
 GraphCost estimateCost(const UGraph &g,
                        llvm::StringRef targetName = kDefaultTarget);
 
+/// Reprices `k`'s launch for its place in a graph: a kernel after the
+/// graph's first launch (`firstLaunch` false) pays the target's chained
+/// launch where the lowering chains kernels (gridDependencyControl). A tail
+/// (no launch of its own) is left alone. estimateCost and the manifests of
+/// mirage-kernels-to-ptx both price launches by it.
+void priceLaunchAt(KernelCost &k, bool firstLaunch, const TargetInfo &target);
+
 /// The cost of the graph-defined kernel with block graph `block` and
 /// launch plan `plan` (what estimateCost computes for a Custom op).
 KernelCost estimateKernel(const UGraph &block, const KernelPlan &plan,

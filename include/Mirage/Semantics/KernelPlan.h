@@ -154,7 +154,14 @@ struct KernelPlan {
 struct PlanOptions {
   /// Offer tensor cores to f16/bf16 matmuls.
   bool tensorCores = true;
+  /// Threads per block; 0: the plan's choice, kPlanThreadsPerBlock unless
+  /// that leaves one block of four warps on an SM, then twice as many
+  /// (kWideBlockThreads; docs/Rationale/WideBlocks.md).
+  int64_t threads = 0;
 };
+
+/// The threads of a block that is alone on its SM (PlanOptions::threads).
+constexpr int64_t kWideBlockThreads = 2 * kPlanThreadsPerBlock;
 
 /// The plan of block graph `block` (the body of a graph-defined kernel).
 KernelPlan planKernel(const UGraph &block, const TargetInfo &target,

@@ -83,6 +83,11 @@ struct TargetInfo {
   /// 200-300 ns): what a tail combine's reads of just-written partials
   /// wait (TailCombine.md).
   double l2LatencySeconds;
+  /// What the launch of a kernel after a graph's first adds, launched as a
+  /// programmatic dependent of the one before (gridDependencyControl): its
+  /// launch overlaps that kernel's run. launchSeconds where there is no
+  /// dependent launch.
+  double chainedLaunchSeconds;
 
   /// Whether a grid of `blocks` fills the machine (kernel-roofline.md,
   /// target 2): a block on every SM, and at most kMaxFillIdle of the

@@ -32,10 +32,7 @@
 
 namespace mirage::loops {
 
-/// Threads of one block (the launch plan's); four warps.
-constexpr int64_t kThreadsPerBlock = kPlanThreadsPerBlock;
 constexpr int64_t kWarpSize = 32;
-constexpr int64_t kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 
 struct BlockEmitter {
   mlir::OpBuilder &b;
@@ -100,14 +97,15 @@ struct BlockEmitter {
   /// `affine.apply` of `expr` over dims `operands`.
   mlir::Value apply(mlir::OpBuilder &ob, mlir::AffineExpr expr,
                     mlir::ValueRange operands);
-  /// A phase over threads: `scf.forall (%t) in (128)` (#gpu.thread<x>) whose
-  /// body loops over linear element indices e = t, t + 128, ... < n and calls
-  /// `body(builder, e)`. Returns the forall.
+  /// A phase over the plan's threads T: `scf.forall (%t) in (T)`
+  /// (#gpu.thread<x>) whose body loops over linear element indices e = t,
+  /// t + T, ... < n and calls `body(builder, e)`. Returns the forall.
   mlir::scf::ForallOp
   threadPhase(int64_t n,
               llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
-  /// A phase over warps: `scf.forall (%w) in (4)` (#gpu.warp<linear_dim_0>)
-  /// whose body loops over work items i = w, w + 4, ... < n.
+  /// A phase over the plan's warps W: `scf.forall (%w) in (W)`
+  /// (#gpu.warp<linear_dim_0>) whose body loops over work items i = w,
+  /// w + W, ... < n.
   void warpPhase(int64_t n,
                  llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
                      body);

@@ -119,11 +119,11 @@ scf::ForallOp BlockEmitter::threadPhase(
   auto mapping = b.getArrayAttr(
       {gpu::GPUThreadMappingAttr::get(ctx(), gpu::MappingId::DimX)});
   auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kThreadsPerBlock)},
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(plan.threads)},
       ValueRange{}, mapping);
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value t = forall.getInductionVar(0);
-  if (n <= kThreadsPerBlock) {
+  if (n <= plan.threads) {
     // One element per thread at most: a guard instead of a loop.
     Value inRange = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
                                           t, index(ob, n));
@@ -133,7 +133,7 @@ scf::ForallOp BlockEmitter::threadPhase(
     return forall;
   }
   auto loop = scf::ForOp::create(ob, loc, t, index(ob, n),
-                                 index(ob, kThreadsPerBlock));
+                                 index(ob, plan.threads));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
   body(lb, loop.getInductionVar());
   return forall;
@@ -144,12 +144,12 @@ void BlockEmitter::warpPhase(int64_t n,
   auto mapping = b.getArrayAttr(
       {gpu::GPUWarpMappingAttr::get(ctx(), gpu::MappingId::LinearDim0)});
   auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(kWarpsPerBlock)},
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(plan.warps)},
       ValueRange{}, mapping);
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value w = forall.getInductionVar(0);
   auto loop =
-      scf::ForOp::create(ob, loc, w, index(ob, n), index(ob, kWarpsPerBlock));
+      scf::ForOp::create(ob, loc, w, index(ob, n), index(ob, plan.warps));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
   body(lb, loop.getInductionVar());
 }

@@ -175,6 +175,7 @@ struct KernelsToPTX : mirage::impl::MirageKernelsToPTXBase<KernelsToPTX> {
     }
     for (const KernelLaunch &k : plan->kernels) {
       KernelCost c = estimateKernel(k.block, k.plan, tgt);
+      priceLaunchAt(c, &k == &plan->kernels.front(), tgt);
       std::vector<double> loads = c.inputLoadBytes;
       loads.resize(k.args.size(), 0); // the outputs are stored, not loaded
       // A tail combine runs in this launch (TailCombine.md): its seconds
