@@ -132,8 +132,8 @@ scf::ForallOp BlockEmitter::threadPhase(
     body(ib, t);
     return forall;
   }
-  auto loop = scf::ForOp::create(ob, loc, t, index(ob, n),
-                                 index(ob, plan.threads));
+  auto loop =
+      scf::ForOp::create(ob, loc, t, index(ob, n), index(ob, plan.threads));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
   body(lb, loop.getInductionVar());
   return forall;
@@ -144,8 +144,8 @@ void BlockEmitter::warpPhase(int64_t n,
   auto mapping = b.getArrayAttr(
       {gpu::GPUWarpMappingAttr::get(ctx(), gpu::MappingId::LinearDim0)});
   auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(plan.warps)},
-      ValueRange{}, mapping);
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(plan.warps)}, ValueRange{},
+      mapping);
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value w = forall.getInductionVar(0);
   auto loop =

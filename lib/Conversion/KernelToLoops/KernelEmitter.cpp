@@ -150,8 +150,8 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
       if (!prefetched(i))
         continue;
       int32_t tile = block.ops[i].results[0];
-      em.mem[tile] =
-          em.stageView(b, stageBuffers.lookup(tile), slot, tileCols.lookup(tile));
+      em.mem[tile] = em.stageView(b, stageBuffers.lookup(tile), slot,
+                                  tileCols.lookup(tile));
       Value saved = em.iter;
       em.iter = iteration;
       ok = em.emitGroupedIterator(block.ops[i], stages, group, wait);
