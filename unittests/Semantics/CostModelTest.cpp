@@ -55,6 +55,16 @@ TEST(CostModel, PredefinedKernels) {
   EXPECT_DOUBLE_EQ(c.seconds, c.kernels[0].seconds + c.kernels[1].seconds);
   EXPECT_NE(c.describe().find("2 kernels"), std::string::npos)
       << c.describe();
+  // The first kernel pays a whole launch, the second a dependent one after
+  // it (calibrated on an H200: CostModel.md, "Calibration"); on a target
+  // without dependent launch both pay the whole one.
+  EXPECT_DOUBLE_EQ(c.kernels[0].launchSeconds, h100.launchSeconds);
+  EXPECT_DOUBLE_EQ(c.kernels[1].launchSeconds, h100.chainedLaunchSeconds);
+  EXPECT_LT(h100.chainedLaunchSeconds, h100.launchSeconds);
+  GraphCost a = estimateCost(g, "a100");
+  TargetInfo a100 = *lookupTarget("a100");
+  ASSERT_FALSE(a100.gridDependencyControl);
+  EXPECT_DOUBLE_EQ(a.kernels[1].launchSeconds, a100.launchSeconds);
 }
 
 TEST(CostModel, CustomKernelTraffic) {
