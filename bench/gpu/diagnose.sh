@@ -8,8 +8,10 @@
 #
 # MANIFEST is relative to BUNDLE_DIR. Each graph runs once (--warmup 0
 # --iters 1, no L2 flush between), so the tools see each kernel once or twice;
-# check: only runs it and prints its first check line.
-# Writes OUT_DIR/diagnose.tgz: per sanitized graph <name>.<tool>.txt; per
+# check: only runs it and prints its check lines. <name> is MANIFEST with
+# its slashes as underscores, so graphs of one name in two folders differ.
+# Writes OUT_DIR/diagnose.tgz: per checked graph <name>.check.txt, per
+# sanitized graph <name>.<tool>.txt; per
 # profiled graph <name>.ncu.txt (every section of `--set full` for each of
 # its kernels) and <name>.source.csv (the SASS with its warp stall samples,
 # per kernel). The reply carries the end of the output: a summary per graph
