@@ -266,24 +266,27 @@ int64_t serialSteps(const UGraph &g, const UOp &op, const ReductionPlan &r,
 namespace {
 /// Whether a block alone on its SM gets kWideBlockThreads (WideBlocks.md).
 constexpr bool kWideBlocks = false;
+
+/// The bytes of one buffer of tile `t` as allocated: its rows at its pitch.
+int64_t allocatedBytes(const TilePlan &t) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < t.shape.size(); ++d)
+    rows *= t.shape[d];
+  return rows * t.pitch * elemTypeBytes(t.storage);
+}
 } // namespace
 
 KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
                               const PlanOptions &options) {
-  if (options.threads == 0 && !kWideBlocks) {
-    PlanOptions narrow = options;
-    narrow.threads = kPlanThreadsPerBlock;
-    return planKernel(block, target, narrow);
-  }
   if (options.threads == 0) {
     // A block alone on its SM leaves it four warps to hide every latency
     // with: such a kernel runs twice the threads when that still fits
-    // (WideBlocks.md).
+    // (WideBlocks.md; off, kWideBlocks).
     PlanOptions narrow = options, wide = options;
     narrow.threads = kPlanThreadsPerBlock;
     wide.threads = kWideBlockThreads;
     KernelPlan p = planKernel(block, target, narrow);
-    if (!p.launchable || p.residentBlocksPerSM != 1 ||
+    if (!kWideBlocks || !p.launchable || p.residentBlocksPerSM != 1 ||
         kWideBlockThreads > target.maxThreadsPerBlock)
       return p;
     KernelPlan w = planKernel(block, target, wide);
@@ -331,12 +334,9 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     t.value = static_cast<int32_t>(v);
     t.shape = bufferShape(v);
     t.storage = sched.storage[v];
-    int64_t cols = t.shape.empty() ? 1 : t.shape.back();
-    int64_t rowsOfTile = 1;
-    for (size_t d = 0; d + 1 < t.shape.size(); ++d)
-      rowsOfTile *= t.shape[d];
-    t.pitch = tileRowPitch(cols, t.storage, ldmatrixRead[v]);
-    t.bytes = rowsOfTile * t.pitch * elemTypeBytes(t.storage);
+    t.pitch = tileRowPitch(t.shape.empty() ? 1 : t.shape.back(), t.storage,
+                           ldmatrixRead[v]);
+    t.bytes = allocatedBytes(t);
     plan.tiles.push_back(std::move(t));
   }
 
@@ -366,7 +366,7 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
         t.shape = {r->outputs, r->lanes};
         t.pitch = r->lanes;
         t.storage = sumType(block.values[op.results[0]].type);
-        t.bytes = numElements(t.shape) * elemTypeBytes(t.storage);
+        t.bytes = allocatedBytes(t);
         plan.tiles.push_back(std::move(t));
       }
       plan.reductions.push_back(*r);

@@ -167,15 +167,15 @@ constexpr int64_t kWideBlockThreads = 2 * kPlanThreadsPerBlock;
 KernelPlan planKernel(const UGraph &block, const TargetInfo &target,
                       const PlanOptions &options = {});
 
-/// The shared memory a kernel with buffers of `bufferBytes` allocates on
-/// `target`: 16-byte aligned static buffers when they fit the static limit,
-/// else 128-byte aligned views of dynamic shared memory after the reserve.
-/// `dynamic` says which. The lowering's placement follows the same rule.
 /// The elements per allocated row of a tile of `cols` elements of
 /// `storage` per row (TilePlan::pitch): 16 bytes more when ldmatrix reads it
 /// (`ldmatrixOperand`) and its rows are a multiple of 128 bytes, else cols.
 int64_t tileRowPitch(int64_t cols, ElemType storage, bool ldmatrixOperand);
 
+/// The shared memory a kernel with buffers of `bufferBytes` allocates on
+/// `target`: 16-byte aligned static buffers when they fit the static limit,
+/// else 128-byte aligned views of dynamic shared memory after the reserve.
+/// `dynamic` says which. The lowering's placement follows the same rule.
 int64_t sharedLayoutBytes(llvm::ArrayRef<int64_t> bufferBytes,
                           const TargetInfo &target, bool &dynamic);
 
