@@ -117,10 +117,34 @@ int64_t registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
 
 bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
 
+/// The K chains of tensor-core matmul `p` of `batch` tiles of
+/// p.paddedRows x `n` over `k`, run by `warps` warps (MmaChains.md): slices
+/// across idle warps first, then chains within a warp item, as long as a
+/// warp's chain is long, every partial keeps kMinPartialSteps steps and the
+/// partial sums fit kMaxPartialScratchBytes.
+void planMatmulChains(MatmulPlan &p, int64_t batch, int64_t n, int64_t k,
+                      int64_t warps, const TargetInfo &t) {
+  int64_t steps = k / t.mma.k;
+  int64_t fragments = batch * (p.paddedRows / t.mma.m) * (n / t.mma.n);
+  int64_t warpChain = llvm::divideCeil(fragments, warps) * steps;
+  if (warpChain < kLongMmaChainSteps)
+    return;
+  int64_t partialBytes = batch * p.paddedRows * n * 4;
+  auto fits = [&](int64_t partials) {
+    return steps % partials == 0 && steps / partials >= kMinPartialSteps &&
+           partials * partialBytes <= kMaxPartialScratchBytes;
+  };
+  while (fragments * p.slices * 2 <= warps && fits(p.slices * 2))
+    p.slices *= 2;
+  while (p.chains * 2 <= kMaxChainsPerItem && fits(p.partials() * 2))
+    p.chains *= 2;
+}
+
 /// The tensor-core decision for block matmul `op`: the conditions under
 /// which the warp-level MMA form applies (MatmulPhases.cpp emits it).
 MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
-                      int32_t opIndex, const TargetInfo &t, bool offered) {
+                      int32_t opIndex, const TargetInfo &t, bool offered,
+                      int64_t warps) {
   const UOp &op = g.ops[opIndex];
   MatmulPlan p;
   p.op = opIndex;
@@ -157,6 +181,7 @@ MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
                   " would need padding inside a batched tile");
   p.tensorCores = true;
   p.paddedRows = rows;
+  planMatmulChains(p, batch, n, k, warps, t);
   return p;
 }
 
@@ -308,7 +333,7 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     if (block.ops[i].kind != OpKind::Matmul)
       continue;
     MatmulPlan m = planMatmul(block, sched, static_cast<int32_t>(i), target,
-                              options.tensorCores);
+                              options.tensorCores, plan.warps);
     const UOp &op = block.ops[i];
     int32_t c = m.accumulator >= 0 ? block.ops[m.accumulator].results[0]
                                    : op.results[0];
@@ -336,6 +361,23 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     t.storage = sched.storage[v];
     t.pitch = tileRowPitch(t.shape.empty() ? 1 : t.shape.back(), t.storage,
                            ldmatrixRead[v]);
+    t.bytes = allocatedBytes(t);
+    plan.tiles.push_back(std::move(t));
+  }
+  // A split matmul's partial sums: one f32 copy of C's rows per partial.
+  for (const MatmulPlan &m : plan.matmuls) {
+    if (m.partials() == 1)
+      continue;
+    const UOp &op = block.ops[m.op];
+    int32_t c = m.accumulator >= 0 ? block.ops[m.accumulator].results[0]
+                                   : op.results[0];
+    Shape cs = bufferShape(c);
+    int64_t n = cs.back(), rowsOfC = numElements(cs) / n;
+    TilePlan t;
+    t.scratchFor = m.op;
+    t.shape = {m.partials() * rowsOfC, n};
+    t.pitch = n;
+    t.storage = ElemType::F32;
     t.bytes = allocatedBytes(t);
     plan.tiles.push_back(std::move(t));
   }

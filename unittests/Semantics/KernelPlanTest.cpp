@@ -72,12 +72,49 @@ TEST(KernelPlan, LdmatrixRowsAMultipleOf128BytesArePadded) {
   EXPECT_EQ(tileRowPitch(64, ElemType::F16, false), 64);
   // The plan counts the padding in the bytes it allocates: the decode GEMV
   // of the Qwen2.5-7B gated MLP, x [16 (4 padded), 896] and W [896, 16].
+  // (Its fourth tile holds the partial sums of its split K: below.)
   KernelPlan p = planKernel(gemvBlock(4, 3584, 16 * 1184, 1184, 4), h100());
-  ASSERT_EQ(p.tiles.size(), 3u);
+  ASSERT_EQ(p.tiles.size(), 4u);
   EXPECT_EQ(p.tiles[0].pitch, 904);
   EXPECT_EQ(p.tiles[0].bytes, 16 * 904 * 2);
   EXPECT_EQ(p.tiles[1].pitch, 16);
   EXPECT_EQ(p.tiles[1].bytes, 896 * 16 * 2);
+}
+
+TEST(KernelPlan, LongMmaChainsAreSplit) {
+  // MmaChains.md. The Qwen2.5-7B GEMV: two 16x8 fragments, 56 K steps per
+  // iteration, four warps: 2 slices (the idle warps) x 4 chains per warp,
+  // 8 partials of 7 steps, 8 x 16 rows x 16 columns of f32 partial sums.
+  KernelPlan p = planKernel(gemvBlock(4, 3584, 16 * 1184, 1184, 4), h100());
+  ASSERT_EQ(p.matmuls.size(), 1u);
+  const MatmulPlan &m = p.matmuls[0];
+  EXPECT_EQ(m.slices, 2);
+  EXPECT_EQ(m.chains, 4);
+  const TilePlan *partials = p.scratchOf(m.op);
+  ASSERT_NE(partials, nullptr);
+  EXPECT_EQ(partials->shape, (Shape{8 * 16, 16}));
+  EXPECT_EQ(partials->storage, ElemType::F32);
+  EXPECT_EQ(partials->bytes, kMaxPartialScratchBytes);
+  EXPECT_EQ(partials->buffers, 1);
+
+  // A short chain stays whole: 16 fragments over 4 warps, 2 K steps each.
+  KernelPlan shortK = planKernel(gemvBlock(32, 64, 64, 1, 2), h100());
+  EXPECT_EQ(shortK.matmuls[0].partials(), 1);
+  EXPECT_EQ(shortK.scratchOf(shortK.matmuls[0].op), nullptr);
+
+  // Enough fragments for every warp: no slices, but chains while each
+  // keeps 4 steps and the partials fit 8 KB (16 x 64 x 4 bytes each: 2).
+  KernelPlan wide = planKernel(gemvBlock(16, 1024, 64 * 32, 32, 4), h100());
+  const MatmulPlan &w = wide.matmuls[0];
+  EXPECT_EQ(w.slices, 1);
+  EXPECT_EQ(w.chains, 2);
+  EXPECT_LE(wide.scratchOf(w.op)->bytes, kMaxPartialScratchBytes);
+
+  // Partials divide the steps: 20 K steps make 4 partials of 5 (2 slices
+  // x 2 chains), not 8.
+  KernelPlan odd = planKernel(gemvBlock(4, 320 * 4, 16 * 8, 8, 4), h100());
+  EXPECT_EQ(odd.matmuls[0].slices, 2);
+  EXPECT_EQ(odd.matmuls[0].chains, 2);
 }
 
 TEST(KernelPlan, TensorCoreRefusalsSayWhy) {

@@ -33,6 +33,15 @@ constexpr int64_t kMaxGroupedCopiesPerThread = 16;
 constexpr int64_t kMaxReductionLanes = kPlanThreadsPerBlock;
 /// The most pipeline stages (buffers of a loop-copied tile) a plan uses.
 constexpr int64_t kMaxPipelineStages = 4;
+/// Tensor-core K chains (MatmulPlan::slices, chains; MmaChains.md): a
+/// warp's chain of dependent mma.sync is split when it has at least
+/// kLongMmaChainSteps steps, into partials of at least kMinPartialSteps,
+/// at most kMaxChainsPerItem per warp item, with at most
+/// kMaxPartialScratchBytes of f32 partial sums per matmul.
+constexpr int64_t kLongMmaChainSteps = 16;
+constexpr int64_t kMinPartialSteps = 4;
+constexpr int64_t kMaxChainsPerItem = 4;
+constexpr int64_t kMaxPartialScratchBytes = 8192;
 /// Alignment of each static shared buffer (cp.async and ldmatrix rows).
 constexpr int64_t kStaticSharedAlign = 16;
 /// Alignment of each buffer in dynamic shared memory (one swizzle period).
@@ -47,6 +56,14 @@ struct MatmulPlan {
   /// Rows of its A and C tiles as allocated (M rounded up to the MMA's m);
   /// 0 on FMA.
   int64_t paddedRows = 0;
+  /// On tensor cores, the K steps split into `slices * chains` contiguous
+  /// ranges, each its own chain of mma.sync (docs/Rationale/MmaChains.md):
+  /// a warp item is (output fragment, slice), and its loop carries `chains`
+  /// accumulators. With more than one partial, every partial goes to the
+  /// matmul's scratch tile (KernelPlan::scratchOf) and a phase adds them
+  /// into C in order.
+  int64_t slices = 1, chains = 1;
+  int64_t partials() const { return slices * chains; }
 };
 
 /// A row reduction (reduce, rms_norm, a last-dim accumulator's combine) run
@@ -63,7 +80,9 @@ struct ReductionPlan {
 /// A block value held in shared memory, or a reduction's scratch tile.
 struct TilePlan {
   int32_t value = -1;        // -1 for a scratch tile
-  int32_t scratchFor = -1;   // the op whose reduction lanes it holds
+  /// The op whose scratch it is: a reduction's lanes, or a tensor-core
+  /// matmul's partial sums (MatmulPlan::partials).
+  int32_t scratchFor = -1;
   Shape shape;               // as allocated: rows padded for tensor cores
   /// Elements per allocated row (>= shape.back()): a tile ldmatrix reads
   /// whose rows are a multiple of 128 bytes gets 16 bytes more, so that
@@ -147,7 +166,8 @@ struct KernelPlan {
   const CopyPlan *copyOf(int32_t op) const;
   const MatmulPlan *matmulOf(int32_t op) const;
   const ReductionPlan *reductionOf(int32_t op) const;
-  /// The scratch tile of reduction op `op`, or null (one lane per output).
+  /// The scratch tile of reduction op `op` (null: one lane per output) or
+  /// of matmul op `op` (null: one partial).
   const TilePlan *scratchOf(int32_t op) const;
 };
 

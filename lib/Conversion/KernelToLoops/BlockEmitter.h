@@ -83,6 +83,11 @@ struct BlockEmitter {
   bool emitConcat(const UOp &op);
   /// Block matmul `op` (on tensor cores exactly when the plan says so).
   bool emitMatmul(const UOp &op, int32_t intoAccum);
+  /// The tensor-core form of `op` split into the plan's partials
+  /// (MmaChains.md), on its 2-D views A, B and C.
+  void emitSplitMma(const UOp &op, const MatmulPlan &mp, mlir::Value A,
+                    mlir::Value B, mlir::Value C, int64_t batch, int64_t k,
+                    int64_t n);
   bool emitAccumStart(const UOp &op);
   bool emitAccumCombine(const UOp &op);
   bool emitAccumFinish(const UOp &op);

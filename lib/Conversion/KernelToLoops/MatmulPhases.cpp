@@ -1,4 +1,5 @@
-//===- MatmulPhases.cpp - Block-level matmuls ------------------------------===//
+//===- MatmulPhases.cpp - Block-level matmuls
+//------------------------------===//
 //
 // C (+)= A · B on tiles, with f32 accumulation. Two forms:
 //
@@ -8,7 +9,11 @@
 //    native 16x8x16 `vector.contract`s (A read (m,k), B read transposed
 //    (n,k) — ldmatrix.trans on the GPU) with the accumulator carried in the
 //    loop's iter_args: the form upstream's vector-to-nvgpu conversion turns
-//    into mma.sync (docs/Rationale/Lowering.md, GPU path);
+//    into mma.sync (docs/Rationale/Lowering.md, GPU path); when the plan
+//    splits K (MatmulPlan::partials, docs/Rationale/MmaChains.md), a warp
+//    item is (fragment, slice) whose loop carries several accumulators over
+//    disjoint K ranges, written to the plan's scratch and added into C by
+//    a phase of their own;
 //  * per-thread form: one thread per output element, FMA over k.
 //
 // When the product's only user is an un-rescaled `accum sum`, C is that
@@ -41,6 +46,51 @@ Value collapse2D(OpBuilder &b, Location loc, Value m) {
       b, loc, m,
       ArrayRef<ReassociationIndices>{rows, ReassociationIndices{t.getRank() - 1}});
 }
+
+/// One native 16x8x16 MMA step on 2-D tiles: A read (m, k), B read
+/// transposed (n, k), into an f32 16x8 accumulator; the form upstream's
+/// vector-to-nvgpu conversion turns into ldmatrix + mma.sync.
+struct NativeMma {
+  Location loc;
+  VectorType aT, bT, cT;
+  ArrayAttr maps, iterators;
+  AffineMap transposed;
+
+  NativeMma(OpBuilder &b, Location loc, Type operand) : loc(loc) {
+    MLIRContext *c = b.getContext();
+    aT = VectorType::get({kMmaM, kMmaK}, operand);
+    bT = VectorType::get({kMmaN, kMmaK}, operand);
+    cT = VectorType::get({kMmaM, kMmaN}, b.getF32Type());
+    auto d0 = getAffineDimExpr(0, c), d1 = getAffineDimExpr(1, c),
+         d2 = getAffineDimExpr(2, c);
+    // (m, n, k): A (m, k), B (n, k), C (m, n).
+    maps = b.getAffineMapArrayAttr({AffineMap::get(3, 0, {d0, d2}, c),
+                                    AffineMap::get(3, 0, {d1, d2}, c),
+                                    AffineMap::get(3, 0, {d0, d1}, c)});
+    auto par = vector::IteratorTypeAttr::get(c, vector::IteratorType::parallel);
+    auto red =
+        vector::IteratorTypeAttr::get(c, vector::IteratorType::reduction);
+    iterators = b.getArrayAttr({par, par, red});
+    transposed = AffineMap::get(2, 0, {d1, d0}, c);
+  }
+
+  Value zero(OpBuilder &b) const {
+    return arith::ConstantOp::create(
+        b, loc, cT, DenseElementsAttr::get(cT, b.getF32FloatAttr(0)));
+  }
+
+  /// acc + A[aRow.., aCol..] · B[bRow.., bCol..] (B's 16x8 block at
+  /// (bRow, bCol), K along its rows).
+  Value step(OpBuilder &b, Value A, Value B, Value aRow, Value aCol, Value bRow,
+             Value bCol, Value acc) const {
+    Value av = vector::TransferReadOp::create(
+        b, loc, aT, A, {aRow, aCol}, std::nullopt, ArrayRef<bool>{true, true});
+    Value bv = vector::TransferReadOp::create(b, loc, bT, B, {bRow, bCol},
+                                              std::nullopt, transposed,
+                                              ArrayRef<bool>{true, true});
+    return vector::ContractionOp::create(b, loc, av, bv, acc, maps, iterators);
+  }
+};
 } // namespace
 
 bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
@@ -60,57 +110,32 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     int64_t m = mp->paddedRows;
     Value A = collapse2D(b, loc, mem[a]), B = collapse2D(b, loc, mem[bv]);
     Value C = collapse2D(b, loc, mem[c]);
-    Type elem = toMLIRType(ctx(), at);
-    auto f32 = b.getF32Type();
-    auto aT = VectorType::get({kMmaM, kMmaK}, elem);
-    auto bT = VectorType::get({kMmaN, kMmaK}, elem);
-    auto cT = VectorType::get({kMmaM, kMmaN}, f32);
+    NativeMma mma(b, loc, toMLIRType(ctx(), at));
+    if (mp->partials() > 1) {
+      emitSplitMma(op, *mp, A, B, C, batch, k, n);
+      return true;
+    }
     int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
     AffineExpr t = getAffineDimExpr(0, ctx()), kk = getAffineDimExpr(1, ctx());
     AffineExpr bIdx = t.floorDiv(tilesM * tilesN);
     AffineExpr i = t.floorDiv(tilesN) % tilesM, j = t % tilesN;
     AffineExpr rowC = bIdx * m + i * kMmaM, colC = j * kMmaN;
-    MLIRContext *c0 = ctx();
-    auto d0 = getAffineDimExpr(0, c0), d1 = getAffineDimExpr(1, c0),
-         d2 = getAffineDimExpr(2, c0);
-    // (m, n, k): A (m, k), B (n, k), C (m, n).
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(3, 0, {d0, d2}, c0), AffineMap::get(3, 0, {d1, d2}, c0),
-        AffineMap::get(3, 0, {d0, d1}, c0)};
-    auto par = vector::IteratorTypeAttr::get(c0, vector::IteratorType::parallel);
-    auto red =
-        vector::IteratorTypeAttr::get(c0, vector::IteratorType::reduction);
-    ArrayAttr mapsAttr = b.getAffineMapArrayAttr(maps);
-    ArrayAttr iters = b.getArrayAttr({par, par, red});
-    AffineMap transposed = AffineMap::get(2, 0, {d1, d0}, c0);
     warpPhase(batch * tilesM * tilesN, [&](OpBuilder &ob, Value tile) {
       Value row = apply(ob, rowC, tile), col = apply(ob, colC, tile);
-      Value init;
-      if (accumulate) {
-        init = vector::TransferReadOp::create(ob, loc, cT, C, {row, col},
-                                              std::nullopt,
-                                              ArrayRef<bool>{true, true});
-      } else {
-        init = arith::ConstantOp::create(
-            ob, loc, cT, DenseElementsAttr::get(cT, ob.getF32FloatAttr(0)));
-      }
+      Value init = accumulate ? (Value)vector::TransferReadOp::create(
+                                    ob, loc, mma.cT, C, {row, col},
+                                    std::nullopt, ArrayRef<bool>{true, true})
+                              : mma.zero(ob);
       auto loop = scf::ForOp::create(ob, loc, index(ob, 0),
                                      index(ob, k / kMmaK), index(ob, 1),
                                      ValueRange{init});
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value step = loop.getInductionVar();
-      Value aRow = apply(lb, bIdx * m + i * kMmaM, {tile, step});
-      Value aCol = apply(lb, kk * kMmaK, {tile, step});
-      Value bRow = apply(lb, bIdx * k + kk * kMmaK, {tile, step});
-      Value bCol = apply(lb, j * kMmaN, {tile, step});
-      Value av = vector::TransferReadOp::create(
-          lb, loc, aT, A, {aRow, aCol}, std::nullopt,
-          ArrayRef<bool>{true, true});
-      Value bvv = vector::TransferReadOp::create(
-          lb, loc, bT, B, {bRow, bCol}, std::nullopt, transposed,
-          ArrayRef<bool>{true, true});
-      Value next = vector::ContractionOp::create(
-          lb, loc, av, bvv, loop.getRegionIterArg(0), mapsAttr, iters);
+      Value next =
+          mma.step(lb, A, B, apply(lb, rowC, {tile, step}),
+                   apply(lb, kk * kMmaK, {tile, step}),
+                   apply(lb, bIdx * k + kk * kMmaK, {tile, step}),
+                   apply(lb, colC, {tile, step}), loop.getRegionIterArg(0));
       scf::YieldOp::create(lb, loc, next);
       vector::TransferWriteOp::create(ob, loc, loop.getResult(0), C,
                                       {row, col}, ArrayRef<bool>{true, true});
@@ -135,4 +160,68 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     store(ob, loop.getResult(0), c, idx);
   });
   return true;
+}
+
+void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
+                                Value B, Value C, int64_t batch, int64_t k,
+                                int64_t n) {
+  // MmaChains.md: item = fragment * slices + slice; chain u of slice s sums
+  // K steps [p * len, (p + 1) * len) for partial p = s * chains + u, from a
+  // zero fragment, into rows p * rowsOfC + row of the scratch tile; then
+  // one thread per element of C's real rows adds the partials in order.
+  int64_t m = mp.paddedRows, slices = mp.slices, chains = mp.chains;
+  int64_t partials = mp.partials(), len = k / kMmaK / partials;
+  int64_t rowsOfC = batch * m;
+  int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
+  Value partialSums = scratch.lookup(opIndex(op));
+  NativeMma mma(b, loc, cast<MemRefType>(A.getType()).getElementType());
+  MLIRContext *c0 = ctx();
+  AffineExpr item = getAffineDimExpr(0, c0), j = getAffineDimExpr(1, c0);
+  AffineExpr tile = item.floorDiv(slices), slice = item % slices;
+  AffineExpr bIdx = tile.floorDiv(tilesM * tilesN);
+  AffineExpr i = tile.floorDiv(tilesN) % tilesM, jn = tile % tilesN;
+  AffineExpr rowC = bIdx * m + i * kMmaM, colC = jn * kMmaN;
+  warpPhase(batch * tilesM * tilesN * slices, [&](OpBuilder &ob, Value it) {
+    SmallVector<Value> inits(chains, mma.zero(ob));
+    auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, len),
+                                   index(ob, 1), inits);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value step = loop.getInductionVar();
+    SmallVector<Value> next;
+    for (int64_t u = 0; u < chains; ++u) {
+      AffineExpr kStep = (slice * chains + u) * len + j;
+      next.push_back(mma.step(lb, A, B, apply(lb, rowC, {it, step}),
+                              apply(lb, kStep * kMmaK, {it, step}),
+                              apply(lb, bIdx * k + kStep * kMmaK, {it, step}),
+                              apply(lb, colC, {it, step}),
+                              loop.getRegionIterArg(u)));
+    }
+    scf::YieldOp::create(lb, loc, next);
+    for (int64_t u = 0; u < chains; ++u) {
+      Value row = apply(ob, (slice * chains + u) * rowsOfC + rowC, {it});
+      Value col = apply(ob, colC, {it});
+      vector::TransferWriteOp::create(ob, loc, loop.getResult(u), partialSums,
+                                      {row, col}, ArrayRef<bool>{true, true});
+    }
+  });
+  // C's real rows: M of a single tile (padded rows are never read as
+  // results), all of a batch (never padded, KernelPlan.cpp).
+  const Shape &as = g.values[op.operands[0]].shape;
+  int64_t realRows = batch * as[as.size() - 2];
+  bool accumulate = sched.matmulInto[opIndex(op)] >= 0;
+  threadPhase(realRows * n, [&](OpBuilder &ob, Value e) {
+    AffineExpr d = getAffineDimExpr(0, c0);
+    Value r = apply(ob, d.floorDiv(n), e), c = apply(ob, d % n, e);
+    Value sum =
+        accumulate ? (Value)memref::LoadOp::create(ob, loc, C, ValueRange{r, c})
+                   : (Value)arith::ConstantOp::create(ob, loc, ob.getF32Type(),
+                                                      ob.getF32FloatAttr(0));
+    for (int64_t p = 0; p < partials; ++p) {
+      Value pr = apply(ob, d.floorDiv(n) + p * rowsOfC, e);
+      sum = arith::AddFOp::create(
+          ob, loc, sum,
+          memref::LoadOp::create(ob, loc, partialSums, ValueRange{pr, c}));
+    }
+    memref::StoreOp::create(ob, loc, sum, C, ValueRange{r, c});
+  });
 }

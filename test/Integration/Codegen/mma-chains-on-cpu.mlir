@@ -1,0 +1,61 @@
+// A decode GEMV's tensor-core matmul split into independent chains
+// (docs/Rationale/MmaChains.md). Each block computes 4 tokens x 16 columns
+// of x·W over K = 1024, in two iterations of 512 (32 MMA K steps): two 16x8
+// fragments for four warps, a chain of 32 dependent mma.sync each. The plan
+// splits K into 2 slices (one per idle warp) x 4 chains per warp: 8
+// partials of 4 steps, written to an f32 scratch of 8 x 16 rows, then added
+// into the accumulator in order by a phase of their own. The CPU runs the
+// lowered loops and compares them with the evaluator.
+//
+// RUN: mirage-opt %s --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: mirage-opt %s --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=LOOPS
+// RUN: %if ptxas %{ rm -rf %t && mirage-opt %s --mirage-kernels-to-ptx="chip=sm_90 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=PTX --input-file=%t/graph0_opt.sm_90.ptx %}
+
+// VERIFY: remark: graph 'graph0_opt' is equivalent to reference 'graph0'
+// CPU: remark: graph 'graph0_opt' on the CPU matches the evaluator
+// CPU-NOT: error:
+
+// LOOPS-LABEL: func.func @graph0_opt_k0(
+// LOOPS: %[[P:.*]] = memref.alloc() : memref<128x16xf32, #gpu.address_space<workgroup>>
+// The loop of 2 iterations; in it, the warp phase of (fragment, slice)
+// items, one per warp, each a loop of 4 steps carrying 4 accumulators.
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %c2 step
+// LOOPS: scf.forall (%{{.*}}) in (4)
+// LOOPS: scf.for {{.*}} iter_args({{.*}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
+// LOOPS-COUNT-4: vector.contract
+// LOOPS: scf.yield
+// LOOPS-COUNT-4: vector.transfer_write {{.*}}, %[[P]]
+// LOOPS: } {mapping = [#gpu.warp<linear_dim_0>]}
+// The partials into the accumulator: C and 8 partial sums per element.
+// LOOPS: scf.forall
+// LOOPS-COUNT-9: memref.load
+// LOOPS: } {mapping = [#gpu.thread<x>]}
+
+// Four independent mma.sync in the loop body of each warp.
+// PTX: .entry graph0_opt_k0
+// PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+module {
+  func.func @f(%x: tensor<1x4x1024xf16>, %w: tensor<1x1024x64xf16>) -> tensor<1x4x64xf16> {
+    %0 = mirage_kernel.graph "graph0"(%x, %w) : (tensor<1x4x1024xf16>, tensor<1x1024x64xf16>) -> tensor<1x4x64xf16> {
+    ^bb0(%a: tensor<1x4x1024xf16>, %b: tensor<1x1024x64xf16>):
+      %m = mirage_kernel.matmul %a, %b : tensor<1x4x1024xf16>, tensor<1x1024x64xf16> -> tensor<1x4x64xf16>
+      mirage_kernel.yield %m : tensor<1x4x64xf16>
+    }
+    %1 = mirage_kernel.graph "graph0_opt" reference "graph0"(%x, %w) : (tensor<1x4x1024xf16>, tensor<1x1024x64xf16>) -> tensor<1x4x64xf16> {
+    ^bb0(%a: tensor<1x4x1024xf16>, %b: tensor<1x1024x64xf16>):
+      %2 = mirage_kernel.custom(%a, %b) grid = [4, 1, 1] forloop = 2 : (tensor<1x4x1024xf16>, tensor<1x1024x64xf16>) -> tensor<1x4x64xf16> {
+      ^bb0(%xa: tensor<1x4x1024xf16>, %wb: tensor<1x1024x64xf16>):
+        %xt = mirage_block.input_iterator %xa imap = [-1, -1, -1] fmap = 2 : tensor<1x4x1024xf16> -> tensor<1x4x512xf16>
+        %wt = mirage_block.input_iterator %wb imap = [2, -1, -1] fmap = 1 : tensor<1x1024x64xf16> -> tensor<1x512x16xf16>
+        %m = mirage_block.matmul %xt, %wt : tensor<1x4x512xf16>, tensor<1x512x16xf16> -> tensor<1x4x16xf16>
+        %acc = mirage_block.accum sum %m : tensor<1x4x16xf16> -> tensor<1x4x16xf16>
+        %o = mirage_block.output_saver %acc omap = [2, -1, -1] : tensor<1x4x16xf16> -> tensor<1x4x64xf16>
+        mirage_block.yield %o : tensor<1x4x64xf16>
+      }
+      mirage_kernel.yield %2 : tensor<1x4x64xf16>
+    }
+    return %1 : tensor<1x4x64xf16>
+  }
+}
