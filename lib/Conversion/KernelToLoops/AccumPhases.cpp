@@ -16,6 +16,15 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::loops;
 
+/// The tensor-core matmul split into partials (MmaChains.md) that adds
+/// into accumulator `accum`, or null.
+static const MatmulPlan *splitInto(const KernelPlan &plan, int32_t accum) {
+  for (const MatmulPlan &m : plan.matmuls)
+    if (m.accumulator == accum && m.partials() > 1)
+      return &m;
+  return nullptr;
+}
+
 bool BlockEmitter::emitAccumStart(const UOp &op) {
   int32_t state = op.results[0];
   double identity = accumRule(op).identity();
@@ -23,6 +32,20 @@ bool BlockEmitter::emitAccumStart(const UOp &op) {
     store(ob, constF(ob, identity), state,
           delinearize(ob, e, g.values[state].shape));
   });
+  // A split matmul into it keeps its partial sums across the loop: they
+  // start at 0 too, and join the state once, when it finishes.
+  if (const MatmulPlan *m = splitInto(plan, opIndex(op))) {
+    Value partials = scratch.lookup(m->op);
+    auto t = cast<MemRefType>(partials.getType());
+    int64_t cols = t.getShape()[1];
+    threadPhase(t.getNumElements(), [&](OpBuilder &ob, Value e) {
+      AffineExpr d = getAffineDimExpr(0, ctx());
+      memref::StoreOp::create(
+          ob, loc, arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0)),
+          partials,
+          ValueRange{apply(ob, d.floorDiv(cols), e), apply(ob, d % cols, e)});
+    });
+  }
   return true;
 }
 
@@ -78,6 +101,8 @@ bool BlockEmitter::emitAccumCombine(const UOp &op) {
 }
 
 bool BlockEmitter::emitAccumFinish(const UOp &op) {
+  if (const MatmulPlan *m = splitInto(plan, opIndex(op)))
+    addPartials(g.ops[m->op], *m);
   AccumRule rule = accumRule(op);
   if (!rule.finishes())
     return true;

@@ -84,10 +84,15 @@ struct BlockEmitter {
   /// Block matmul `op` (on tensor cores exactly when the plan says so).
   bool emitMatmul(const UOp &op, int32_t intoAccum);
   /// The tensor-core form of `op` split into the plan's partials
-  /// (MmaChains.md), on its 2-D views A, B and C.
+  /// (MmaChains.md), on the 2-D views A and B of its operands. Into an
+  /// accumulator, the partials persist across the for-loop and are added
+  /// when it finishes (emitAccumStart zeroes them, emitAccumFinish adds
+  /// them); else they are added into C right after.
   void emitSplitMma(const UOp &op, const MatmulPlan &mp, mlir::Value A,
-                    mlir::Value B, mlir::Value C, int64_t batch, int64_t k,
-                    int64_t n);
+                    mlir::Value B, int64_t batch, int64_t k, int64_t n);
+  /// C (+)= the partial sums of split matmul `op`, in order, by one thread
+  /// per element of C's real rows.
+  void addPartials(const UOp &op, const MatmulPlan &mp);
   bool emitAccumStart(const UOp &op);
   bool emitAccumCombine(const UOp &op);
   bool emitAccumFinish(const UOp &op);

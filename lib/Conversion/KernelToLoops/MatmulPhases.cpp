@@ -112,7 +112,7 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     Value C = collapse2D(b, loc, mem[c]);
     NativeMma mma(b, loc, toMLIRType(ctx(), at));
     if (mp->partials() > 1) {
-      emitSplitMma(op, *mp, A, B, C, batch, k, n);
+      emitSplitMma(op, *mp, A, B, batch, k, n);
       return true;
     }
     int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
@@ -163,12 +163,12 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
 }
 
 void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
-                                Value B, Value C, int64_t batch, int64_t k,
-                                int64_t n) {
+                                Value B, int64_t batch, int64_t k, int64_t n) {
   // MmaChains.md: item = fragment * slices + slice; chain u of slice s sums
-  // K steps [p * len, (p + 1) * len) for partial p = s * chains + u, from a
-  // zero fragment, into rows p * rowsOfC + row of the scratch tile; then
-  // one thread per element of C's real rows adds the partials in order.
+  // K steps [p * len, (p + 1) * len) for partial p = s * chains + u into
+  // rows p * rowsOfC + row of the scratch tile: from a zero fragment, or,
+  // into an accumulator, from what the partial held after the previous
+  // iteration.
   int64_t m = mp.paddedRows, slices = mp.slices, chains = mp.chains;
   int64_t partials = mp.partials(), len = k / kMmaK / partials;
   int64_t rowsOfC = batch * m;
@@ -181,8 +181,24 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
   AffineExpr bIdx = tile.floorDiv(tilesM * tilesN);
   AffineExpr i = tile.floorDiv(tilesN) % tilesM, jn = tile % tilesN;
   AffineExpr rowC = bIdx * m + i * kMmaM, colC = jn * kMmaN;
+  bool accumulate = mp.accumulator >= 0;
+  auto slot = [&](OpBuilder &ob, Value it, int64_t u) {
+    return std::make_pair(
+        apply(ob, (slice * chains + u) * rowsOfC + rowC, {it}),
+        apply(ob, colC, {it}));
+  };
   warpPhase(batch * tilesM * tilesN * slices, [&](OpBuilder &ob, Value it) {
-    SmallVector<Value> inits(chains, mma.zero(ob));
+    SmallVector<Value> inits;
+    for (int64_t u = 0; u < chains; ++u) {
+      if (!accumulate) {
+        inits.push_back(mma.zero(ob));
+        continue;
+      }
+      auto [row, col] = slot(ob, it, u);
+      inits.push_back(vector::TransferReadOp::create(
+          ob, loc, mma.cT, partialSums, {row, col}, std::nullopt,
+          ArrayRef<bool>{true, true}));
+    }
     auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, len),
                                    index(ob, 1), inits);
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -198,30 +214,42 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
     }
     scf::YieldOp::create(lb, loc, next);
     for (int64_t u = 0; u < chains; ++u) {
-      Value row = apply(ob, (slice * chains + u) * rowsOfC + rowC, {it});
-      Value col = apply(ob, colC, {it});
+      auto [row, col] = slot(ob, it, u);
       vector::TransferWriteOp::create(ob, loc, loop.getResult(u), partialSums,
                                       {row, col}, ArrayRef<bool>{true, true});
     }
   });
+  // Into an accumulator, the partials stay in the scratch across the loop
+  // and join it when it finishes (AccumPhases.cpp); else now.
+  if (!accumulate)
+    addPartials(op, mp);
+}
+
+void BlockEmitter::addPartials(const UOp &op, const MatmulPlan &mp) {
+  int32_t c =
+      mp.accumulator >= 0 ? g.ops[mp.accumulator].results[0] : op.results[0];
+  Value C = collapse2D(b, loc, mem[c]), partialSums = scratch.lookup(mp.op);
+  const Shape &as = g.values[op.operands[0]].shape, &cs = g.values[c].shape;
+  int64_t n = cs.back();
+  int64_t batch = numElements(cs) / (as[as.size() - 2] * n);
+  int64_t rowsOfC = batch * mp.paddedRows, partials = mp.partials();
+  bool accumulate = mp.accumulator >= 0;
   // C's real rows: M of a single tile (padded rows are never read as
   // results), all of a batch (never padded, KernelPlan.cpp).
-  const Shape &as = g.values[op.operands[0]].shape;
   int64_t realRows = batch * as[as.size() - 2];
-  bool accumulate = sched.matmulInto[opIndex(op)] >= 0;
   threadPhase(realRows * n, [&](OpBuilder &ob, Value e) {
-    AffineExpr d = getAffineDimExpr(0, c0);
-    Value r = apply(ob, d.floorDiv(n), e), c = apply(ob, d % n, e);
+    AffineExpr d = getAffineDimExpr(0, ctx());
+    Value r = apply(ob, d.floorDiv(n), e), col = apply(ob, d % n, e);
     Value sum =
-        accumulate ? (Value)memref::LoadOp::create(ob, loc, C, ValueRange{r, c})
-                   : (Value)arith::ConstantOp::create(ob, loc, ob.getF32Type(),
-                                                      ob.getF32FloatAttr(0));
+        accumulate
+            ? (Value)memref::LoadOp::create(ob, loc, C, ValueRange{r, col})
+            : (Value)arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0));
     for (int64_t p = 0; p < partials; ++p) {
       Value pr = apply(ob, d.floorDiv(n) + p * rowsOfC, e);
       sum = arith::AddFOp::create(
           ob, loc, sum,
-          memref::LoadOp::create(ob, loc, partialSums, ValueRange{pr, c}));
+          memref::LoadOp::create(ob, loc, partialSums, ValueRange{pr, col}));
     }
-    memref::StoreOp::create(ob, loc, sum, C, ValueRange{r, c});
+    memref::StoreOp::create(ob, loc, sum, C, ValueRange{r, col});
   });
 }

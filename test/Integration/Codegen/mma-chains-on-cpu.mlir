@@ -3,9 +3,11 @@
 // of x·W over K = 1024, in two iterations of 512 (32 MMA K steps): two 16x8
 // fragments for four warps, a chain of 32 dependent mma.sync each. The plan
 // splits K into 2 slices (one per idle warp) x 4 chains per warp: 8
-// partials of 4 steps, written to an f32 scratch of 8 x 16 rows, then added
-// into the accumulator in order by a phase of their own. The CPU runs the
-// lowered loops and compares them with the evaluator.
+// partials of 4 steps in an f32 scratch of 8 x 16 rows. The matmul adds
+// into an accumulator, so the partials persist across the loop (zeroed
+// before it, each chain resuming from its own) and are added into the
+// accumulator once, after it. The CPU runs the lowered loops and compares
+// them with the evaluator.
 //
 // RUN: mirage-opt %s --mirage-verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: mirage-opt %s --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
@@ -18,20 +20,25 @@
 
 // LOOPS-LABEL: func.func @graph0_opt_k0(
 // LOOPS: %[[P:.*]] = memref.alloc() : memref<128x16xf32, #gpu.address_space<workgroup>>
+// Before the loop the accumulator and the partials start at 0.
+// LOOPS: scf.forall
+// LOOPS: memref.store %{{.*}}, %[[P]]
 // The loop of 2 iterations; in it, the warp phase of (fragment, slice)
-// items, one per warp, each a loop of 4 steps carrying 4 accumulators.
+// items, one per warp, each a loop of 4 steps carrying 4 accumulators,
+// read from and written back to their partials.
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %c2 step
 // LOOPS: scf.forall (%{{.*}}) in (4)
+// LOOPS-COUNT-4: vector.transfer_read %[[P]]
 // LOOPS: scf.for {{.*}} iter_args({{.*}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // LOOPS-COUNT-4: vector.contract
 // LOOPS: scf.yield
 // LOOPS-COUNT-4: vector.transfer_write {{.*}}, %[[P]]
 // LOOPS: } {mapping = [#gpu.warp<linear_dim_0>]}
-// The partials into the accumulator: C and 8 partial sums per element.
+// After the loop: the accumulator and its 8 partials, then the saver.
 // LOOPS: scf.forall
-// LOOPS-COUNT-9: memref.load
-// LOOPS: } {mapping = [#gpu.thread<x>]}
-
+// LOOPS-COUNT-8: memref.load %[[P]]
+// LOOPS-NOT: memref.load %[[P]]
+// LOOPS: vector.transfer_write {{.*}} : vector<{{[0-9]+}}xf16>, memref<1x4x64xf16>
 // Four independent mma.sync in the loop body of each warp.
 // PTX: .entry graph0_opt_k0
 // PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
