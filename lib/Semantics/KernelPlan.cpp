@@ -120,14 +120,17 @@ bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
 /// The K chains of tensor-core matmul `p` of `batch` tiles of
 /// p.paddedRows x `n` over `k`, run by `warps` warps (MmaChains.md): slices
 /// across idle warps first, then chains within a warp item, as long as a
-/// warp's chain is long, every partial keeps kMinPartialSteps steps and the
+/// warp's chain is long (kLongMmaChainSteps, twice that without an
+/// accumulator), every partial keeps kMinPartialSteps steps and the
 /// partial sums fit kMaxPartialScratchBytes.
 void planMatmulChains(MatmulPlan &p, int64_t batch, int64_t n, int64_t k,
                       int64_t warps, const TargetInfo &t) {
   int64_t steps = k / t.mma.k;
   int64_t fragments = batch * (p.paddedRows / t.mma.m) * (n / t.mma.n);
   int64_t warpChain = llvm::divideCeil(fragments, warps) * steps;
-  if (warpChain < kLongMmaChainSteps)
+  int64_t longChain =
+      p.accumulator >= 0 ? kLongMmaChainSteps : 2 * kLongMmaChainSteps;
+  if (warpChain < longChain)
     return;
   int64_t partialBytes = batch * p.paddedRows * n * 4;
   auto fits = [&](int64_t partials) {

@@ -27,6 +27,23 @@ UGraph gemvBlock(int64_t m, int64_t k, int64_t n, int64_t gridX,
   EXPECT_TRUE(b.error.empty()) << b.error;
   return b;
 }
+
+/// Y = Σ exp(X · W) over a for-loop on W's columns: the product goes to
+/// exp, not into the accumulator.
+UGraph productBlock(int64_t m, int64_t k, int64_t n, int64_t gridX) {
+  UGraph b(Level::Block);
+  b.grid = {gridX, 1, 1};
+  b.forloopRange = 2;
+  int32_t bx = b.addInput({m, k}, ElemType::F16);
+  int32_t bw = b.addInput({k, 2 * n * gridX}, ElemType::F16);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, -1);
+  int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 1);
+  int32_t e = b.addUnary(UnaryKind::exp, b.addMatmul(xt, wt));
+  int32_t acc = b.addAccum(AccumKind::sum, e, -1, 0);
+  b.markOutput(b.addOutputSaver(acc, {1, -1, -1}));
+  EXPECT_TRUE(b.error.empty()) << b.error;
+  return b;
+}
 } // namespace
 
 TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
@@ -109,6 +126,17 @@ TEST(KernelPlan, LongMmaChainsAreSplit) {
   EXPECT_EQ(w.slices, 1);
   EXPECT_EQ(w.chains, 2);
   EXPECT_LE(wide.scratchOf(w.op)->bytes, kMaxPartialScratchBytes);
+
+  // Without an accumulator the partials are added every time the matmul
+  // runs: its chain must be twice as long. Two fragments, 24 K steps: not
+  // split; 32: split like the GEMV.
+  KernelPlan k24 = planKernel(productBlock(4, 24 * 16, 16, 8), h100());
+  ASSERT_EQ(k24.matmuls.size(), 1u);
+  EXPECT_EQ(k24.matmuls[0].accumulator, -1);
+  EXPECT_EQ(k24.matmuls[0].partials(), 1);
+  KernelPlan k32 = planKernel(productBlock(4, 32 * 16, 16, 8), h100());
+  EXPECT_EQ(k32.matmuls[0].slices, 2);
+  EXPECT_EQ(k32.matmuls[0].chains, 4);
 
   // Partials divide the steps: 20 K steps make 4 partials of 5 (2 slices
   // x 2 chains), not 8.

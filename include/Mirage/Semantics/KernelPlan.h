@@ -35,7 +35,9 @@ constexpr int64_t kMaxReductionLanes = kPlanThreadsPerBlock;
 constexpr int64_t kMaxPipelineStages = 4;
 /// Tensor-core K chains (MatmulPlan::slices, chains; MmaChains.md): a
 /// warp's chain of dependent mma.sync is split when it has at least
-/// kLongMmaChainSteps steps, into partials of at least kMinPartialSteps,
+/// kLongMmaChainSteps steps (twice as many for a matmul that adds into no
+/// accumulator: it pays a combine phase every time it runs), into partials
+/// of at least kMinPartialSteps,
 /// at most kMaxChainsPerItem per warp item, with at most
 /// kMaxPartialScratchBytes of f32 partial sums per matmul.
 constexpr int64_t kLongMmaChainSteps = 16;
