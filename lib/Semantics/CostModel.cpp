@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 using namespace mirage;
 
@@ -488,14 +489,17 @@ namespace {
 std::vector<UGraph> fingerprintProbes() {
   std::vector<UGraph> probes;
   // A GEMV-shaped custom kernel: a replicated, loop-invariant X, a streamed
-  // W, an accumulated product, a serial rms_norm of X.
-  for (int64_t gridX : {16, 256}) {
+  // W, an accumulated product, a serial rms_norm of X. With 1024 of K per
+  // iteration and 16 columns per block, the plan splits its tensor-core
+  // chain (MmaChains.md): the partials' scratch is in its shared memory.
+  for (auto [gridX, forloop] :
+       {std::pair<int64_t, int64_t>{16, 16}, {256, 16}, {256, 2}}) {
     UGraph g;
     int32_t x = g.addInput({8, 2048}, ElemType::F16);
     int32_t w = g.addInput({2048, 4096}, ElemType::F16);
     UGraph b(Level::Block);
     b.grid = {gridX, 1, 1};
-    b.forloopRange = 16;
+    b.forloopRange = forloop;
     int32_t bx = b.addInput({8, 2048}, ElemType::F16);
     int32_t bw = b.addInput({2048, 4096}, ElemType::F16);
     int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
