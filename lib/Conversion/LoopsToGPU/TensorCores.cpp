@@ -104,6 +104,10 @@ FailureOr<SmallVector<UnrealizedConversionCastOp>>
 retypeBF16Operands(ArrayRef<vector::ContractionOp> contracts) {
   SmallVector<UnrealizedConversionCastOp> casts;
   DenseMap<Operation *, Value> f16Read; // old bf16 read -> f16 read
+  // One view per bf16 buffer: several contracts read one buffer (the K
+  // chains of MmaChains.md), and identical casts would be merged by CSE,
+  // leaving restoreBF16 a cast that no longer exists.
+  DenseMap<Value, Value> f16View;
   for (vector::ContractionOp c : contracts) {
     IRRewriter rewriter(c);
     SmallVector<Value> operands(c->getOperands());
@@ -118,23 +122,32 @@ retypeBF16Operands(ArrayRef<vector::ContractionOp> contracts) {
                        : StringRef("a block argument"));
       auto it = f16Read.find(read);
       if (it == f16Read.end()) {
-        rewriter.setInsertionPoint(read);
-        auto srcTy = cast<MemRefType>(read.getBase().getType());
         Type f16 = rewriter.getF16Type();
-        auto viewTy = MemRefType::get(srcTy.getShape(), f16,
-                                      srcTy.getLayout(),
-                                      srcTy.getMemorySpace());
-        auto cast = UnrealizedConversionCastOp::create(
-            rewriter, read.getLoc(), TypeRange{viewTy},
-            ValueRange{read.getBase()});
-        casts.push_back(cast);
+        Value base = read.getBase();
+        auto view = f16View.find(base);
+        if (view == f16View.end()) {
+          // Right after the buffer is defined, where every read sees it.
+          if (Operation *def = base.getDefiningOp())
+            rewriter.setInsertionPointAfter(def);
+          else
+            rewriter.setInsertionPointToStart(
+                cast<BlockArgument>(base).getOwner());
+          auto srcTy = cast<MemRefType>(base.getType());
+          auto viewTy = MemRefType::get(
+              srcTy.getShape(), f16, srcTy.getLayout(), srcTy.getMemorySpace());
+          auto castOp = UnrealizedConversionCastOp::create(
+              rewriter, read.getLoc(), TypeRange{viewTy}, ValueRange{base});
+          casts.push_back(castOp);
+          view = f16View.try_emplace(base, castOp.getResult(0)).first;
+        }
+        rewriter.setInsertionPoint(read);
         Value pad = arith::ConstantOp::create(rewriter, read.getLoc(),
                                               rewriter.getZeroAttr(f16));
         auto vecTy = VectorType::get(read.getVectorType().getShape(), f16);
         auto newRead = vector::TransferReadOp::create(
-            rewriter, read.getLoc(), vecTy, cast.getResult(0),
-            read.getIndices(), read.getPermutationMapAttr(), pad,
-            read.getMask(), read.getInBoundsAttr());
+            rewriter, read.getLoc(), vecTy, view->second, read.getIndices(),
+            read.getPermutationMapAttr(), pad, read.getMask(),
+            read.getInBoundsAttr());
         it = f16Read.try_emplace(read, newRead.getResult()).first;
       }
       operands[i] = it->second;
