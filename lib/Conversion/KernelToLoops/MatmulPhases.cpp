@@ -1,5 +1,4 @@
-//===- MatmulPhases.cpp - Block-level matmuls
-//------------------------------===//
+//===- MatmulPhases.cpp - Block-level matmuls -----------------------------===//
 //
 // C (+)= A · B on tiles, with f32 accumulation. Two forms:
 //
@@ -109,12 +108,12 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     // output row depends only on its own A row).
     int64_t m = mp->paddedRows;
     Value A = collapse2D(b, loc, mem[a]), B = collapse2D(b, loc, mem[bv]);
-    Value C = collapse2D(b, loc, mem[c]);
-    NativeMma mma(b, loc, toMLIRType(ctx(), at));
     if (mp->partials() > 1) {
       emitSplitMma(op, *mp, A, B, batch, k, n);
       return true;
     }
+    Value C = collapse2D(b, loc, mem[c]);
+    NativeMma mma(b, loc, toMLIRType(ctx(), at));
     int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
     AffineExpr t = getAffineDimExpr(0, ctx()), kk = getAffineDimExpr(1, ctx());
     AffineExpr bIdx = t.floorDiv(tilesM * tilesN);
