@@ -123,7 +123,8 @@ struct Estimator {
   /// in flight per DRAM latency (Little's law) if fewer; and the busiest
   /// SM's share of DRAM traffic at one SM's DRAM ceiling. Compute: the FLOPs
   /// at the peaks of the instructions the plan uses, scaled by the fraction
-  /// of SM-time the grid keeps busy. Serial reduction chains are computed
+  /// of SM-time the grid keeps busy; FMA matmuls at their plan's pipe
+  /// cycles on the busiest SM. Serial reduction chains are computed
   /// beside the time, not added to it.
   void finish(KernelCost &k, const LoadProfile &lp) const {
     int64_t blocks = std::max<int64_t>(1, k.blocks);
@@ -166,7 +167,15 @@ struct Estimator {
     k.memorySeconds = std::max({dram, l2, busiestSM, busiestDram});
     double tc = t.mma.flopsPerSecond * t.computeEfficiency * k.smFill;
     double cc = t.fp32FlopsPerSecond * t.computeEfficiency * k.smFill;
-    k.computeSeconds = k.tensorFlops / tc + (k.flops - k.tensorFlops) / cc;
+    // An FMA matmul runs at its plan's pipe demand (FmaMicroTiles.md): the
+    // busiest SM's blocks, each keeping its busier pipe busy that long.
+    double fmaMatmul = k.fmaCyclesPerBlock *
+                       static_cast<double>(k.blocksOnBusiestSM) /
+                       (t.clockHz * t.computeEfficiency);
+    k.computeSeconds =
+        k.tensorFlops / tc +
+        std::max(0.0, k.flops - k.tensorFlops - k.fmaMatmulFlops) / cc +
+        fmaMatmul;
     // A serial chain runs once per round of resident blocks on the SM.
     double rounds = std::ceil(static_cast<double>(k.blocksOnBusiestSM) /
                               static_cast<double>(resident));
@@ -268,11 +277,15 @@ struct Estimator {
     // The plan's run counts (its schedule's), not a second schedule.
     for (const MatmulPlan &m : plan.matmuls) {
       ++k.matmuls;
-      if (!m.tensorCores)
+      double runs = static_cast<double>(plan.timesRun[m.op]);
+      double flops = opFlops(b, b.ops[m.op]) * blocks * runs;
+      if (!m.tensorCores) {
+        k.fmaMatmulFlops += flops;
+        k.fmaCyclesPerBlock += m.fmaCycles * runs;
         continue;
+      }
       ++k.tensorCoreMatmuls;
-      k.tensorFlops += opFlops(b, b.ops[m.op]) * blocks *
-                       static_cast<double>(plan.timesRun[m.op]);
+      k.tensorFlops += flops;
     }
     k.flops = blockGraphFlops(b, plan.timesRun);
     k.smemBytes = plan.sharedBytes;

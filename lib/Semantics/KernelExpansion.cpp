@@ -359,8 +359,17 @@ struct Expander {
     const Shape &os = val(op.results[0]).shape;
     int64_t r = os.size(), m = os[r - 2], n = os[r - 1];
     constexpr int64_t kMaxTile = 128;
-    llvm::SmallVector<int64_t, 8> rows =
-        alignedDivisors(m, std::max(kMaxTile, base.tm), target.mma.m);
+    // An FMA matmul (operands not both f16/bf16) may take taller row tiles,
+    // up to all of M: a prime M (197 ViT tokens) otherwise gets one row
+    // per block, each re-reading its weight slab (FmaMicroTiles.md).
+    constexpr int64_t kMaxFmaRows = 256;
+    auto half = [](ElemType e) {
+      return e == ElemType::F16 || e == ElemType::BF16;
+    };
+    bool fma =
+        !half(val(op.operands[0]).type) || !half(val(op.operands[1]).type);
+    llvm::SmallVector<int64_t, 8> rows = alignedDivisors(
+        m, std::max(fma ? kMaxFmaRows : kMaxTile, base.tm), target.mma.m);
     llvm::SmallVector<int64_t, 8> cols =
         alignedDivisors(n, std::max(kMaxTile, base.tn), target.mma.n);
     if (!llvm::is_contained(rows, base.tm))

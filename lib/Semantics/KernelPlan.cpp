@@ -49,6 +49,28 @@ const MatmulPlan *KernelPlan::matmulOf(int32_t op) const {
   return nullptr;
 }
 
+double mirage::fmaPipeCycles(int64_t batch, int64_t m, int64_t n, int64_t k,
+                             int64_t r, int64_t c, int64_t threads,
+                             const TargetInfo &target) {
+  int64_t items = batch * llvm::divideCeil(m, r) * (n / c);
+  int64_t warpFmasPerCycle =
+      std::max<int64_t>(1, target.fmaLanesPerSM / target.warpSize);
+  // A wavefront: one 4-byte word from each of the 32 banks.
+  double wavefrontsPerCycle = static_cast<double>(target.sharedBytesPerCycle) /
+                              static_cast<double>(target.warpSize * 4);
+  auto round = [&](int64_t itemsInRound) {
+    int64_t warps = llvm::divideCeil(itemsInRound, target.warpSize);
+    double fma =
+        static_cast<double>(r * c * llvm::divideCeil(warps, warpFmasPerCycle));
+    double lds = static_cast<double>(warps * (r + c)) / wavefrontsPerCycle;
+    return std::max(fma, lds);
+  };
+  int64_t full = items / threads, rest = items % threads;
+  double cycles = static_cast<double>(full) * (full > 0 ? round(threads) : 0) +
+                  (rest > 0 ? round(rest) : 0);
+  return cycles * static_cast<double>(k);
+}
+
 int64_t mirage::tileRowPitch(int64_t cols, ElemType storage,
                              bool ldmatrixOperand) {
   // An ldmatrix matrix is eight 16-byte rows; rows a multiple of 128 bytes
@@ -143,6 +165,49 @@ void planMatmulChains(MatmulPlan &p, int64_t batch, int64_t n, int64_t k,
     p.chains *= 2;
 }
 
+/// A block matmul's extents: `batch` products of M x K by K x N (C the
+/// accumulator's state when it adds into one).
+struct MatmulDims {
+  int64_t batch, m, n, k;
+};
+
+MatmulDims matmulDims(const UGraph &g, const MatmulPlan &p) {
+  const UOp &op = g.ops[p.op];
+  int32_t c =
+      p.accumulator >= 0 ? g.ops[p.accumulator].results[0] : op.results[0];
+  const Shape &as = g.values[op.operands[0]].shape, &cs = g.values[c].shape;
+  size_t r = as.size();
+  MatmulDims d{1, as[r - 2], cs[r - 1], as[r - 1]};
+  d.batch = numElements(cs) / std::max<int64_t>(1, d.m * d.n);
+  return d;
+}
+
+/// The register micro-tile of FMA matmul `p` (FmaMicroTiles.md): the r x c
+/// of least pipe demand (fmaPipeCycles) whose registers fit `budget`,
+/// fewer registers on a tie; r at most M (rows past it would be clamped
+/// duplicates only), c a divisor of N.
+void planFmaMicroTile(MatmulPlan &p, const MatmulDims &d, int64_t threads,
+                      int64_t budget, const TargetInfo &t) {
+  auto registers = [](int64_t r, int64_t c) {
+    return r * c + r + c + kFmaTileOverheadRegisters;
+  };
+  p.fmaCycles = fmaPipeCycles(d.batch, d.m, d.n, d.k, 1, 1, threads, t);
+  for (int64_t r = 1; r <= kMaxMicroTile && (r == 1 || r <= d.m); r *= 2)
+    for (int64_t c = 1; c <= kMaxMicroTile && d.n % c == 0; c *= 2) {
+      if (registers(r, c) > budget)
+        continue;
+      double cycles = fmaPipeCycles(d.batch, d.m, d.n, d.k, r, c, threads, t);
+      bool tie = cycles <= p.fmaCycles * (1 + 1e-9) &&
+                 cycles >= p.fmaCycles * (1 - 1e-9);
+      if (cycles < p.fmaCycles * (1 - 1e-9) ||
+          (tie && registers(r, c) < registers(p.microRows, p.microCols))) {
+        p.microRows = r;
+        p.microCols = c;
+        p.fmaCycles = cycles;
+      }
+    }
+}
+
 /// The tensor-core decision for block matmul `op`: the conditions under
 /// which the warp-level MMA form applies (MatmulPhases.cpp emits it).
 MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
@@ -155,10 +220,7 @@ MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
   int32_t a = op.operands[0], bv = op.operands[1];
   int32_t c = p.accumulator >= 0 ? g.ops[p.accumulator].results[0]
                                  : op.results[0];
-  const Shape &as = g.values[a].shape, &cs = g.values[c].shape;
-  size_t r = as.size();
-  int64_t m = as[r - 2], k = as[r - 1], n = cs[r - 1];
-  int64_t batch = numElements(cs) / std::max<int64_t>(1, m * n);
+  auto [batch, m, n, k] = matmulDims(g, p);
   ElemType at = sched.storage[a], bt = sched.storage[bv];
   int64_t rows = llvm::alignTo(m, t.mma.m);
   auto refuse = [&](std::string why) {
@@ -482,6 +544,11 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       registerBoundBlocksPerSM(plan.residentBlocksPerSM, plan.threads, target);
   plan.registersPerThread =
       registersPerThreadBudget(plan.minBlocksPerSM, plan.threads, target);
+  // FMA matmuls take the register micro-tile the budget allows.
+  for (MatmulPlan &m : plan.matmuls)
+    if (!m.tensorCores)
+      planFmaMicroTile(m, matmulDims(block, m), plan.threads,
+                       plan.registersPerThread, target);
 
   if (plan.sharedBytes > target.smemBytesPerBlock) {
     plan.launchable = false;

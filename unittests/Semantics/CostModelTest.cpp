@@ -1,5 +1,6 @@
 //===- CostModelTest.cpp - The analytic cost model ------------------------===//
 #include "Mirage/Semantics/CostModel.h"
+#include "Mirage/Semantics/KernelPlan.h"
 
 #include "TestGraphs.h"
 
@@ -11,15 +12,15 @@ namespace {
 /// A custom kernel reading X [m, k] (replicated over the grid, iterated
 /// over k) and W [k, n] (split over grid x on n, iterated over k).
 UGraph fusedMatmul(int64_t m, int64_t k, int64_t n, int64_t gridX,
-                   int64_t forloop) {
+                   int64_t forloop, ElemType t = ElemType::F16) {
   UGraph g;
-  int32_t x = g.addInput({m, k}, ElemType::F16);
-  int32_t w = g.addInput({k, n}, ElemType::F16);
+  int32_t x = g.addInput({m, k}, t);
+  int32_t w = g.addInput({k, n}, t);
   UGraph b(Level::Block);
   b.grid = {gridX, 1, 1};
   b.forloopRange = forloop;
-  int32_t bx = b.addInput({m, k}, ElemType::F16);
-  int32_t bw = b.addInput({k, n}, ElemType::F16);
+  int32_t bx = b.addInput({m, k}, t);
+  int32_t bw = b.addInput({k, n}, t);
   int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
   int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
   int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
@@ -239,6 +240,34 @@ TEST(CostModel, TensorCoresOnlyWhereThePlanPutsThem) {
   GraphCost tc = estimateCost(fusedMatmul(16, 4096, 4096, 128, 64), "h100");
   EXPECT_EQ(tc.kernels[0].tensorCoreMatmuls, 1);
   EXPECT_DOUBLE_EQ(tc.kernels[0].tensorFlops, 2.0 * 16 * 4096 * 4096);
+}
+
+TEST(CostModel, FmaMatmulsRunAtTheirPlansPipeDemand) {
+  // An f32 prefill matmul (256 x 4096 x 4096, 64 columns per block): on
+  // FMA, priced by its micro-tile's pipe cycles on the busiest SM
+  // (FmaMicroTiles.md), which is slower than the FMA peak would say.
+  UGraph g = fusedMatmul(256, 4096, 4096, 64, 64, ElemType::F32);
+  TargetInfo h100 = *lookupTarget("h100");
+  GraphCost c = estimateCost(g, h100);
+  const KernelCost &k = c.kernels[0];
+  EXPECT_EQ(k.tensorCoreMatmuls, 0);
+  EXPECT_DOUBLE_EQ(k.fmaMatmulFlops, 2.0 * 256 * 4096 * 4096);
+  KernelPlan plan = planKernel(g.bodies[0], h100);
+  ASSERT_EQ(plan.matmuls.size(), 1u);
+  const MatmulPlan &m = plan.matmuls[0];
+  EXPECT_GT(m.microRows * m.microCols, 1);
+  // The plan's demand, every run (64 iterations) on one block, and the
+  // busiest SM's blocks (64 blocks: one each).
+  EXPECT_DOUBLE_EQ(k.fmaCyclesPerBlock, m.fmaCycles * 64);
+  double pipe = k.fmaCyclesPerBlock * static_cast<double>(k.blocksOnBusiestSM) /
+                (h100.clockHz * h100.computeEfficiency);
+  EXPECT_GE(k.computeSeconds, pipe);
+  double peak = k.fmaMatmulFlops /
+                (h100.fp32FlopsPerSecond * h100.computeEfficiency * k.smFill);
+  EXPECT_GT(k.computeSeconds, peak);
+  EXPECT_GE(k.seconds, k.computeSeconds);
+  // One output per thread would have cost more than the micro-tile.
+  EXPECT_LT(m.fmaCycles, fmaPipeCycles(1, 256, 64, 64, 1, 1, 128, h100));
 }
 
 TEST(CostModel, TrafficFloorBoundsTheEstimateOfRandomGraphs) {

@@ -44,6 +44,13 @@ constexpr int64_t kLongMmaChainSteps = 16;
 constexpr int64_t kMinPartialSteps = 4;
 constexpr int64_t kMaxChainsPerItem = 4;
 constexpr int64_t kMaxPartialScratchBytes = 8192;
+/// FMA register micro-tiles (MatmulPlan::microRows, microCols;
+/// FmaMicroTiles.md): rows and columns per thread are powers of two up to
+/// kMaxMicroTile, and a thread's registers beside its r·c accumulators and
+/// r + c operands are counted as kFmaTileOverheadRegisters (addresses, the
+/// K counter, the guards).
+constexpr int64_t kMaxMicroTile = 8;
+constexpr int64_t kFmaTileOverheadRegisters = 24;
 /// Alignment of each static shared buffer (cp.async and ldmatrix rows).
 constexpr int64_t kStaticSharedAlign = 16;
 /// Alignment of each buffer in dynamic shared memory (one swizzle period).
@@ -66,6 +73,13 @@ struct MatmulPlan {
   /// into C in order.
   int64_t slices = 1, chains = 1;
   int64_t partials() const { return slices * chains; }
+  /// On FMA, each thread's register micro-tile (FmaMicroTiles.md): rows
+  /// rowGroup * microRows + i, clamped to the tile's last row (a clamped
+  /// row's store is skipped), and columns colGroup + j * N / microCols.
+  int64_t microRows = 1, microCols = 1;
+  /// On FMA, the SM cycles one run keeps the block's busier pipe (FMA issue
+  /// or shared-memory wavefronts) busy: fmaPipeCycles of the micro-tile.
+  double fmaCycles = 0;
 };
 
 /// A row reduction (reduce, rms_norm, a last-dim accumulator's combine) run
@@ -215,6 +229,15 @@ double sustainedSMBandwidth(double inFlightPerBlock, double resident,
 /// 128-thread blocks, which the tensor-core fragments of a 16-row tile and
 /// their addresses fit.
 constexpr int64_t kMinRegistersPerThread = 64;
+
+/// The SM cycles a block of `threads` threads keeps its busier pipe busy
+/// computing `batch` products of M x K by K x N as register micro-tiles of
+/// r x c (FmaMicroTiles.md): per K step and round of items, each warp
+/// issues r·c FMAs (the SM issues fmaLanesPerSM / 32 warps' FMAs a cycle)
+/// and r + c shared wavefronts (one a cycle: A's loads are broadcasts,
+/// B's scalar loads of consecutive columns one wavefront each).
+double fmaPipeCycles(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t r,
+                     int64_t c, int64_t threads, const TargetInfo &target);
 
 /// Blocks one SM holds at once with `sharedBytes` and `threads` per block.
 int64_t residentBlocksPerSM(int64_t sharedBytes, int64_t threads,

@@ -51,6 +51,11 @@ struct TargetInfo {
   MmaInstruction mma;
   int64_t asyncCopyBytes;        // cp.async.cg moves this many bytes
   double fp32FlopsPerSecond;     // CUDA-core FMA peak
+  /// FP32 lanes per SM: warps' FMAs issued per cycle times 32
+  /// (FmaMicroTiles.md prices a CUDA-core matmul by issue slots).
+  int64_t fmaLanesPerSM;
+  /// One SM's shared-memory bandwidth: bytes per cycle, one wavefront.
+  int64_t sharedBytesPerCycle;
   // Memory system.
   double dramBytesPerSecond;
   double l2BytesPerSecond;

@@ -83,6 +83,9 @@ struct BlockEmitter {
   bool emitConcat(const UOp &op);
   /// Block matmul `op` (on tensor cores exactly when the plan says so).
   bool emitMatmul(const UOp &op, int32_t intoAccum);
+  /// The FMA form of `op`: each thread a register micro-tile of the plan's
+  /// shape (FmaMicroTiles.md; one output per thread without a plan).
+  void emitFmaMatmul(const UOp &op, const MatmulPlan *mp, int32_t intoAccum);
   /// The tensor-core form of `op` split into the plan's partials
   /// (MmaChains.md), on the 2-D views A and B of its operands. Into an
   /// accumulator, the partials persist across the for-loop and are added

@@ -13,7 +13,8 @@
 //    item is (fragment, slice) whose loop carries several accumulators over
 //    disjoint K ranges, written to the plan's scratch and added into C by
 //    a phase of their own;
-//  * per-thread form: one thread per output element, FMA over k.
+//  * FMA form: each thread a register micro-tile of the plan's rows x
+//    columns (FmaMicroTiles.md), FMA over k.
 //
 // When the product's only user is an un-rescaled `accum sum`, C is that
 // accumulator's state and the matmul adds into it (BlockSchedule.h).
@@ -142,23 +143,79 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     return true;
   }
 
-  // Per-thread form.
-  threadPhase(numElements(cs), [&](OpBuilder &ob, Value e) {
-    SmallVector<Value> idx = delinearize(ob, e, cs);
-    Value init = accumulate ? load(ob, c, idx) : constF(ob, 0.0);
+  emitFmaMatmul(op, mp, intoAccum);
+  return true;
+}
+
+void BlockEmitter::emitFmaMatmul(const UOp &op, const MatmulPlan *mp,
+                                 int32_t intoAccum) {
+  // FmaMicroTiles.md: item = ((batch entry) * rowGroups + rowGroup) *
+  // colGroups + colGroup; its rows rowGroup * R + i (clamped to M - 1, the
+  // clamped ones not stored), its columns colGroup + j * colGroups.
+  int32_t a = op.operands[0], bv = op.operands[1];
+  bool accumulate = intoAccum >= 0;
+  int32_t c = accumulate ? g.ops[intoAccum].results[0] : op.results[0];
+  const Shape &as = g.values[a].shape, &cs = g.values[c].shape;
+  size_t r = as.size();
+  int64_t m = as[r - 2], k = as[r - 1], n = cs[r - 1];
+  int64_t rowsPer = mp ? mp->microRows : 1, colsPer = mp ? mp->microCols : 1;
+  int64_t rowGroups = llvm::divideCeil(m, rowsPer), colGroups = n / colsPer;
+  Shape items(cs.begin(), cs.end());
+  items[r - 2] = rowGroups;
+  items[r - 1] = colGroups;
+  bool clamped = rowGroups * rowsPer != m;
+  threadPhase(numElements(items), [&](OpBuilder &ob, Value e) {
+    SmallVector<Value> idx = delinearize(ob, e, items);
+    AffineExpr d = getAffineDimExpr(0, ctx());
+    SmallVector<Value> rowIdx, colIdx;
+    for (int64_t i = 0; i < rowsPer; ++i) {
+      Value row = apply(ob, d * rowsPer + i, idx[r - 2]);
+      if (clamped && i > 0)
+        row = arith::MinSIOp::create(ob, loc, row, index(ob, m - 1));
+      rowIdx.push_back(row);
+    }
+    for (int64_t j = 0; j < colsPer; ++j)
+      colIdx.push_back(apply(ob, d + j * colGroups, idx[r - 1]));
+    auto at = [&](Value row, Value col) {
+      SmallVector<Value> pos(idx.begin(), idx.end());
+      pos[r - 2] = row;
+      pos[r - 1] = col;
+      return pos;
+    };
+    SmallVector<Value> inits;
+    for (Value row : rowIdx)
+      for (Value col : colIdx)
+        inits.push_back(accumulate ? load(ob, c, at(row, col))
+                                   : constF(ob, 0.0));
     auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, k),
-                                   index(ob, 1), ValueRange{init});
+                                   index(ob, 1), inits);
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value kv = loop.getInductionVar();
-    SmallVector<Value> ai(idx.begin(), idx.end()), bi(idx.begin(), idx.end());
-    ai[r - 1] = kv;
-    bi[r - 2] = kv;
-    Value prod = math::FmaOp::create(lb, loc, load(lb, a, ai), load(lb, bv, bi),
-                                     loop.getRegionIterArg(0));
-    scf::YieldOp::create(lb, loc, prod);
-    store(ob, loop.getResult(0), c, idx);
+    SmallVector<Value> aVals, bVals, next;
+    for (Value row : rowIdx)
+      aVals.push_back(load(lb, a, at(row, kv)));
+    for (Value col : colIdx)
+      bVals.push_back(load(lb, bv, at(kv, col)));
+    for (int64_t i = 0; i < rowsPer; ++i)
+      for (int64_t j = 0; j < colsPer; ++j)
+        next.push_back(
+            math::FmaOp::create(lb, loc, aVals[i], bVals[j],
+                                loop.getRegionIterArg(i * colsPer + j)));
+    scf::YieldOp::create(lb, loc, next);
+    for (int64_t i = 0; i < rowsPer; ++i) {
+      OpBuilder sb(ob.getInsertionBlock(), ob.getInsertionPoint());
+      if (clamped && i > 0) {
+        // A clamped row duplicates row M - 1: only the real one stores.
+        Value real = arith::CmpIOp::create(
+            ob, loc, arith::CmpIPredicate::slt,
+            apply(ob, d * rowsPer + i, idx[r - 2]), index(ob, m));
+        auto guard = scf::IfOp::create(ob, loc, real, /*withElse=*/false);
+        sb = OpBuilder::atBlockTerminator(guard.thenBlock());
+      }
+      for (int64_t j = 0; j < colsPer; ++j)
+        store(sb, loop.getResult(i * colsPer + j), c, at(rowIdx[i], colIdx[j]));
+    }
   });
-  return true;
 }
 
 void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
