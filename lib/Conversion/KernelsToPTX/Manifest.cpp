@@ -50,6 +50,12 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
     llvm::json::Array loaded;
     for (double b : e.argLoadBytes)
       loaded.push_back(b);
+    // Per FMA matmul, its register micro-tile [rows, columns]
+    // (FmaMicroTiles.md).
+    llvm::json::Array microTiles;
+    for (const MatmulPlan &m : p.matmuls)
+      if (!m.tensorCores)
+        microTiles.push_back(llvm::json::Array{m.microRows, m.microCols});
     llvm::json::Object kernel{
         {"name", k.name},
         {"grid", shapeArray(k.grid)},
@@ -57,24 +63,24 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
         {"dynamic_shared_bytes", info.dynamicSharedBytes.lookup(k.name)},
         {"static_shared_bytes", info.staticSharedBytes.lookup(k.name)},
         {"args", std::move(args)},
-        {"plan",
-         llvm::json::Object{
-             {"shared_bytes", p.sharedBytes},
-             {"stages", p.stages},
-             {"matmuls", static_cast<int64_t>(p.matmuls.size())},
-             {"tensor_core_matmuls", p.tensorCoreMatmuls()},
-             {"resident_blocks_per_sm", p.residentBlocksPerSM},
-             {"min_blocks_per_sm", p.minBlocksPerSM},
-             {"registers_per_thread", p.registersPerThread},
-             {"bytes_in_flight_per_block", p.bytesInFlightPerBlock},
-             {"estimate_us", e.seconds * 1e6},
-             {"memory_us", e.memorySeconds * 1e6},
-             {"compute_us", e.computeSeconds * 1e6},
-             {"launch_us", e.launchSeconds * 1e6},
-             {"tail_us", e.tailSeconds * 1e6},
-             {"l2_bytes", e.tileBytes},
-             {"loaded_bytes", std::move(loaded)},
-             {"dram_bytes", e.dramBytes}}}};
+        {"plan", llvm::json::Object{
+                     {"shared_bytes", p.sharedBytes},
+                     {"stages", p.stages},
+                     {"matmuls", static_cast<int64_t>(p.matmuls.size())},
+                     {"tensor_core_matmuls", p.tensorCoreMatmuls()},
+                     {"fma_micro_tiles", std::move(microTiles)},
+                     {"resident_blocks_per_sm", p.residentBlocksPerSM},
+                     {"min_blocks_per_sm", p.minBlocksPerSM},
+                     {"registers_per_thread", p.registersPerThread},
+                     {"bytes_in_flight_per_block", p.bytesInFlightPerBlock},
+                     {"estimate_us", e.seconds * 1e6},
+                     {"memory_us", e.memorySeconds * 1e6},
+                     {"compute_us", e.computeSeconds * 1e6},
+                     {"launch_us", e.launchSeconds * 1e6},
+                     {"tail_us", e.tailSeconds * 1e6},
+                     {"l2_bytes", e.tileBytes},
+                     {"loaded_bytes", std::move(loaded)},
+                     {"dram_bytes", e.dramBytes}}}};
     if (info.waitsOnPrevious.contains(k.name))
       kernel["waits_on_previous"] = true;
     kernels.push_back(std::move(kernel));
