@@ -167,18 +167,21 @@ struct Estimator {
     k.memorySeconds = std::max({dram, l2, busiestSM, busiestDram});
     double tc = t.mma.flopsPerSecond * t.computeEfficiency * k.smFill;
     double cc = t.fp32FlopsPerSecond * t.computeEfficiency * k.smFill;
-    // An FMA matmul runs at its plan's pipe demand (FmaMicroTiles.md): the
-    // busiest SM's blocks, each keeping its busier pipe busy that long.
-    double fmaMatmul = k.fmaCyclesPerBlock *
-                       static_cast<double>(k.blocksOnBusiestSM) /
+    // Rounds of resident blocks on the busiest SM.
+    double rounds = std::ceil(static_cast<double>(k.blocksOnBusiestSM) /
+                              static_cast<double>(resident));
+    // An FMA matmul runs at its plan's cycles (FmaMicroTiles.md): the
+    // busiest SM's blocks share its busier pipe, and each round of resident
+    // blocks takes at least a block's own issue time.
+    double fmaMatmul = std::max(k.fmaPipeCyclesPerBlock *
+                                    static_cast<double>(k.blocksOnBusiestSM),
+                                k.fmaIssueCyclesPerBlock * rounds) /
                        (t.clockHz * t.computeEfficiency);
     k.computeSeconds =
         k.tensorFlops / tc +
         std::max(0.0, k.flops - k.tensorFlops - k.fmaMatmulFlops) / cc +
         fmaMatmul;
     // A serial chain runs once per round of resident blocks on the SM.
-    double rounds = std::ceil(static_cast<double>(k.blocksOnBusiestSM) /
-                              static_cast<double>(resident));
     k.serialSeconds =
         lp.serialSteps * t.serialStepCycles / t.clockHz * rounds;
     k.launchSeconds = t.launchSeconds;
@@ -281,7 +284,8 @@ struct Estimator {
       double flops = opFlops(b, b.ops[m.op]) * blocks * runs;
       if (!m.tensorCores) {
         k.fmaMatmulFlops += flops;
-        k.fmaCyclesPerBlock += m.fmaCycles * runs;
+        k.fmaPipeCyclesPerBlock += m.fmaPipeCycles * runs;
+        k.fmaIssueCyclesPerBlock += m.fmaIssueCycles * runs;
         continue;
       }
       ++k.tensorCoreMatmuls;

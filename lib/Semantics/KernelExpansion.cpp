@@ -194,10 +194,14 @@ struct Expander {
   };
 
   /// One tiling of a matmul: row and column tiles, K step, and S > 1 for
-  /// split-K over grid x (whole column tile only) with its combine's tiles.
+  /// split-K with its combine's tiles: over grid x, the partials side by
+  /// side in [.., M, N·S] (whole column tile only), or `stacked` over grid
+  /// y, the partials in [S, M, N] for a matmul whose batch dim is 1 (column
+  /// tiles on x, row tiles on z).
   struct MatmulTiling {
     int64_t tm, tn, tk, splits;
     CombineTiles combine = CombineTiles::Default;
+    bool stacked = false;
   };
 
   /// The grid of kernel 1 of a tiling: column tiles (or splits) by row
@@ -205,8 +209,19 @@ struct Expander {
   GridDims matmulGrid(const UOp &op, const MatmulTiling &t) const {
     const Shape &os = val(op.results[0]).shape;
     int64_t r = os.size();
+    if (t.stacked)
+      return {os[r - 1] / t.tn, t.splits, os[r - 2] / t.tm};
     return {t.splits > 1 ? t.splits : os[r - 1] / t.tn, os[r - 2] / t.tm,
             r >= 3 ? os[0] : 1};
+  }
+
+  /// Whether `op` may split K stacked: operands and result of rank 3 with a
+  /// batch dim of 1, which grid y then indexes in the partials.
+  bool stackable(const UOp &op) const {
+    for (int32_t v : {op.operands[0], op.operands[1], op.results[0]})
+      if (val(v).shape.size() != 3 || val(v).shape[0] != 1)
+        return false;
+    return true;
   }
 
   /// Kernel 1 of a tiling: the tiled matmul, or with splits > 1 each
@@ -224,8 +239,14 @@ struct Expander {
     UGraph b = blockFor(op, p, k / t.splits / t.tk, ins);
     // With a split, grid x walks K in both operands (and the for-loop K
     // within a split); otherwise it walks B's and the output's columns.
+    // Stacked, grid y walks K and the partials' leading dim, z the rows.
     AxisMap amap{split ? r - 1 : -1, r - 2, r >= 3 ? 0 : -1};
     AxisMap bmap{split ? r - 2 : r - 1, -1, r >= 3 ? 0 : -1};
+    if (t.stacked) {
+      p.map = {2, 0, 1};
+      amap = {-1, 2, 1};
+      bmap = {2, 1, -1};
+    }
     int32_t at = b.addInputIterator(ins[0], amap, r - 1);
     int32_t bt = b.addInputIterator(ins[1], bmap, r - 2);
     int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(at, bt), -1, 0);
@@ -280,6 +301,11 @@ struct Expander {
   UGraph splitCombineKernel(const UOp &op, const MatmulTiling &t) const {
     const UValue &o = val(op.results[0]);
     Shape partial = o.shape;
+    if (t.stacked) {
+      partial[0] = t.splits;
+      return reduceKernel(partial, o.type, o.shape, 0, 1, ReduceKind::sum,
+                          t.combine == CombineTiles::Spread);
+    }
     partial.back() *= t.splits;
     return reduceKernel(partial, o.type, o.shape, o.shape.size() - 1,
                         o.shape.back(), ReduceKind::sum,
@@ -379,6 +405,7 @@ struct Expander {
     // K steps from the options' up to kMaxKStep: a GEMV's tiles are thin,
     // and only a longer step puts a pipeline's worth of bytes in flight.
     constexpr int64_t kMaxKStep = 256;
+    constexpr int64_t kMaxStackedSplits = 16;
     int64_t k = val(op.operands[0]).shape[r - 1];
     llvm::SmallVector<int64_t, 8> steps{base.tk};
     for (int64_t tk : alignedDivisors(k, kMaxKStep, target.mma.k))
@@ -411,6 +438,16 @@ struct Expander {
           if ((k / tk) % s == 0)
             for (CombineTiles c : {CombineTiles::Default, CombineTiles::Spread})
               consider({tm, n, tk, s, c});
+        // Stacked, the column tiles stay free: an FMA matmul whose outputs
+        // are too few to fill the machine with micro-tiles (197 x 768 ViT
+        // fc2 over K = 3072) splits K into powers of two.
+        if (stackable(op))
+          for (int64_t s = 2; s <= kMaxStackedSplits && s <= k / tk; s *= 2)
+            if ((k / tk) % s == 0)
+              for (int64_t tn : cols)
+                for (CombineTiles c :
+                     {CombineTiles::Default, CombineTiles::Spread})
+                  consider({tm, tn, tk, s, c, /*stacked=*/true});
       }
     if (priced.empty())
       return base;

@@ -49,26 +49,34 @@ const MatmulPlan *KernelPlan::matmulOf(int32_t op) const {
   return nullptr;
 }
 
-double mirage::fmaPipeCycles(int64_t batch, int64_t m, int64_t n, int64_t k,
-                             int64_t r, int64_t c, int64_t threads,
-                             const TargetInfo &target) {
+FmaCycles mirage::fmaCycles(int64_t batch, int64_t m, int64_t n, int64_t k,
+                            int64_t r, int64_t c, int64_t threads,
+                            const TargetInfo &target) {
   int64_t items = batch * llvm::divideCeil(m, r) * (n / c);
   int64_t warpFmasPerCycle =
       std::max<int64_t>(1, target.fmaLanesPerSM / target.warpSize);
   // A wavefront: one 4-byte word from each of the 32 banks.
   double wavefrontsPerCycle = static_cast<double>(target.sharedBytesPerCycle) /
                               static_cast<double>(target.warpSize * 4);
-  auto round = [&](int64_t itemsInRound) {
+  FmaCycles total;
+  auto round = [&](int64_t itemsInRound, double times) {
     int64_t warps = llvm::divideCeil(itemsInRound, target.warpSize);
-    double fma =
-        static_cast<double>(r * c * llvm::divideCeil(warps, warpFmasPerCycle));
+    double fma = static_cast<double>(warps * r * c) /
+                 static_cast<double>(warpFmasPerCycle);
     double lds = static_cast<double>(warps * (r + c)) / wavefrontsPerCycle;
-    return std::max(fma, lds);
+    total.pipe += times * std::max(fma, lds);
+    total.issue +=
+        times *
+        static_cast<double>(r * c * llvm::divideCeil(warps, warpFmasPerCycle));
   };
   int64_t full = items / threads, rest = items % threads;
-  double cycles = static_cast<double>(full) * (full > 0 ? round(threads) : 0) +
-                  (rest > 0 ? round(rest) : 0);
-  return cycles * static_cast<double>(k);
+  if (full > 0)
+    round(threads, static_cast<double>(full));
+  if (rest > 0)
+    round(rest, 1);
+  total.pipe *= static_cast<double>(k);
+  total.issue *= static_cast<double>(k);
+  return total;
 }
 
 int64_t mirage::tileRowPitch(int64_t cols, ElemType storage,
@@ -183,29 +191,35 @@ MatmulDims matmulDims(const UGraph &g, const MatmulPlan &p) {
 }
 
 /// The register micro-tile of FMA matmul `p` (FmaMicroTiles.md): the r x c
-/// of least pipe demand (fmaPipeCycles) whose registers fit `budget`,
+/// whose registers fit `budget` and whose block takes the fewest cycles
+/// beside `together` - 1 others on its SM (max(pipe, issue / together)),
 /// fewer registers on a tie; r at most M (rows past it would be clamped
 /// duplicates only), c a divisor of N.
 void planFmaMicroTile(MatmulPlan &p, const MatmulDims &d, int64_t threads,
-                      int64_t budget, const TargetInfo &t) {
+                      int64_t budget, int64_t together, const TargetInfo &t) {
   auto registers = [](int64_t r, int64_t c) {
     return r * c + r + c + kFmaTileOverheadRegisters;
   };
-  p.fmaCycles = fmaPipeCycles(d.batch, d.m, d.n, d.k, 1, 1, threads, t);
+  auto time = [&](const FmaCycles &f) {
+    return std::max(f.pipe, f.issue / static_cast<double>(together));
+  };
+  FmaCycles best = fmaCycles(d.batch, d.m, d.n, d.k, 1, 1, threads, t);
   for (int64_t r = 1; r <= kMaxMicroTile && (r == 1 || r <= d.m); r *= 2)
     for (int64_t c = 1; c <= kMaxMicroTile && d.n % c == 0; c *= 2) {
       if (registers(r, c) > budget)
         continue;
-      double cycles = fmaPipeCycles(d.batch, d.m, d.n, d.k, r, c, threads, t);
-      bool tie = cycles <= p.fmaCycles * (1 + 1e-9) &&
-                 cycles >= p.fmaCycles * (1 - 1e-9);
-      if (cycles < p.fmaCycles * (1 - 1e-9) ||
+      FmaCycles f = fmaCycles(d.batch, d.m, d.n, d.k, r, c, threads, t);
+      bool tie = time(f) <= time(best) * (1 + 1e-9) &&
+                 time(f) >= time(best) * (1 - 1e-9);
+      if (time(f) < time(best) * (1 - 1e-9) ||
           (tie && registers(r, c) < registers(p.microRows, p.microCols))) {
         p.microRows = r;
         p.microCols = c;
-        p.fmaCycles = cycles;
+        best = f;
       }
     }
+  p.fmaPipeCycles = best.pipe;
+  p.fmaIssueCycles = best.issue;
 }
 
 /// The tensor-core decision for block matmul `op`: the conditions under
@@ -544,11 +558,14 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
       registerBoundBlocksPerSM(plan.residentBlocksPerSM, plan.threads, target);
   plan.registersPerThread =
       registersPerThreadBudget(plan.minBlocksPerSM, plan.threads, target);
-  // FMA matmuls take the register micro-tile the budget allows.
+  // FMA matmuls take the register micro-tile the budget allows, for the
+  // blocks that share an SM (as many as are resident, or the grid gives).
+  int64_t together =
+      std::max<int64_t>(1, std::min(plan.residentBlocksPerSM, perSM));
   for (MatmulPlan &m : plan.matmuls)
     if (!m.tensorCores)
       planFmaMicroTile(m, matmulDims(block, m), plan.threads,
-                       plan.registersPerThread, target);
+                       plan.registersPerThread, together, target);
 
   if (plan.sharedBytes > target.smemBytesPerBlock) {
     plan.launchable = false;

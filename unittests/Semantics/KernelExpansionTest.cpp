@@ -389,3 +389,45 @@ TEST(KernelExpansion, WideDecodeGemvSplitsK) {
       << "one block per output row: the strided fold keeps a row whole";
   expectExpansionEqual(g);
 }
+
+// FmaMicroTiles.md: an f32 matmul of 197 rows (prime) gets one row tile of
+// all 197 rows, not 197 blocks of one row, and with 197 x 768 outputs over
+// K = 3072 (ViT-B's fc2) too few for the machine, it splits K stacked over
+// grid y: partials [S, 197, 768], summed by a second kernel over dim 0.
+TEST(KernelExpansion, FmaMatmulOfPrimeRowsSplitsKStacked) {
+  UGraph g;
+  g.markOutput(g.addMatmul(g.addInput({1, 197, 3072}, ElemType::F32),
+                           g.addInput({1, 3072, 768}, ElemType::F32)));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  ASSERT_EQ(e->ops.size(), 2u) << "a split kernel and its combine";
+  const UGraph &split = e->bodies[e->ops[0].body];
+  EXPECT_EQ(split.grid[2], 1) << "all 197 rows in one row tile";
+  EXPECT_GT(split.grid[1], 1) << "K split over grid y";
+  TargetInfo t = *lookupTarget(kDefaultTarget);
+  EXPECT_GE(split.grid[0] * split.grid[1] * split.grid[2], t.numSMs);
+  const UValue &partials = e->values[e->ops[0].results[0]];
+  EXPECT_EQ(partials.shape, (Shape{split.grid[1], 197, 768}));
+  // The evaluator at a smaller K (the same rule; full shapes are bench work).
+  UGraph small;
+  small.markOutput(
+      small.addMatmul(small.addInput({1, 13, 4096}, ElemType::F32),
+                      small.addInput({1, 4096, 64}, ElemType::F32)));
+  expectExpansionEqual(small);
+}
+
+// Lowering.md ("Revised 2026-12-01"): a reduce below a megabyte spreads
+// when that saves more than a launch. The LayerNorm sum of 197 ViT tokens
+// (605 KB) otherwise ran on one block.
+TEST(KernelExpansion, SmallReduceSpreadsWhenThatSavesALaunch) {
+  UGraph g;
+  g.markOutput(g.addReduce(ReduceKind::sum,
+                           g.addInput({1, 197, 768}, ElemType::F32), 2, 1));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  const UGraph &k = e->bodies[e->ops[0].body];
+  EXPECT_GE(k.grid[0] * k.grid[1] * k.grid[2], 197);
+  expectExpansionEqual(g);
+}

@@ -147,20 +147,29 @@ TEST(KernelPlan, LongMmaChainsAreSplit) {
 
 TEST(KernelPlan, FmaMicroTiles) {
   const TargetInfo &t = h100();
-  // The pipe demand (per K step): one output per thread, 128 of them, is 4
-  // warps x 2 wavefronts (8 cycles) for 4 warps' FMAs (1 cycle); 4 x 4 per
-  // thread is 4 x 8 wavefronts for 16 FMA cycles; 8 x 8 balances the pipes.
-  EXPECT_DOUBLE_EQ(fmaPipeCycles(1, 1, 128, 1, 1, 1, 128, t), 8);
-  EXPECT_DOUBLE_EQ(fmaPipeCycles(1, 16, 128, 1, 4, 4, 128, t), 32);
-  EXPECT_DOUBLE_EQ(fmaPipeCycles(1, 64, 128, 1, 8, 8, 128, t), 64);
+  // Per K step: one output per thread, 128 of them, is 4 warps x 2
+  // wavefronts (8 cycles) for 4 warps' FMAs (1 cycle of the pipe, 1 of a
+  // scheduler's issue); 4 x 4 per thread is 4 x 8 wavefronts for 16 FMA
+  // cycles; 8 x 8 balances the pipes (64 each) at 64 cycles of issue.
+  FmaCycles one = fmaCycles(1, 1, 128, 1, 1, 1, 128, t);
+  EXPECT_DOUBLE_EQ(one.pipe, 8);
+  EXPECT_DOUBLE_EQ(one.issue, 1);
+  EXPECT_DOUBLE_EQ(fmaCycles(1, 16, 128, 1, 4, 4, 128, t).pipe, 32);
+  FmaCycles big = fmaCycles(1, 64, 128, 1, 8, 8, 128, t);
+  EXPECT_DOUBLE_EQ(big.pipe, 64);
+  EXPECT_DOUBLE_EQ(big.issue, 64);
+  // One warp of 8 x 8: a sixth of the pipe, all of its scheduler's issue.
+  FmaCycles warp = fmaCycles(1, 8, 256, 1, 8, 8, 128, t);
+  EXPECT_DOUBLE_EQ(warp.pipe, 16);
+  EXPECT_DOUBLE_EQ(warp.issue, 64);
   // Rows past M are clamped duplicates, counted as work: 13 rows by 4 are
   // 4 row groups. Rounds: 300 items are 2 full rounds and 44 items.
-  EXPECT_DOUBLE_EQ(fmaPipeCycles(1, 13, 4, 10, 4, 1, 128, t),
-                   fmaPipeCycles(1, 16, 4, 10, 4, 1, 128, t));
-  EXPECT_DOUBLE_EQ(fmaPipeCycles(1, 300, 1, 1, 1, 1, 128, t), 8 + 8 + 2 * 2);
+  EXPECT_DOUBLE_EQ(fmaCycles(1, 13, 4, 10, 4, 1, 128, t).pipe,
+                   fmaCycles(1, 16, 4, 10, 4, 1, 128, t).pipe);
+  EXPECT_DOUBLE_EQ(fmaCycles(1, 300, 1, 1, 1, 1, 128, t).pipe, 8 + 8 + 2 * 2);
 
   // An f32 prefill block (64 x 64 outputs per block): the micro-tile of
-  // least demand within the register budget, well below one output per
+  // least time within the register budget, well below one output per
   // thread.
   KernelPlan p =
       planKernel(gemvBlock(64, 1024, 1024, 16, 16, ElemType::F32), t);
@@ -172,25 +181,28 @@ TEST(KernelPlan, FmaMicroTiles) {
                 kFmaTileOverheadRegisters,
             p.registersPerThread);
   EXPECT_EQ(64 % m.microCols, 0);
-  EXPECT_DOUBLE_EQ(m.fmaCycles, fmaPipeCycles(1, 64, 64, 64, m.microRows,
-                                              m.microCols, 128, t));
-  EXPECT_LT(m.fmaCycles * 3, fmaPipeCycles(1, 64, 64, 64, 1, 1, 128, t));
+  FmaCycles chosen = fmaCycles(1, 64, 64, 64, m.microRows, m.microCols, 128, t);
+  EXPECT_DOUBLE_EQ(m.fmaPipeCycles, chosen.pipe);
+  EXPECT_DOUBLE_EQ(m.fmaIssueCycles, chosen.issue);
+  EXPECT_LT(std::max(m.fmaPipeCycles, m.fmaIssueCycles) * 3,
+            fmaCycles(1, 64, 64, 64, 1, 1, 128, t).pipe);
 
   // A GEMV row (M = 1): never more rows than M.
   KernelPlan gemv =
       planKernel(gemvBlock(1, 4096, 4096, 64, 16, ElemType::F32), t);
   EXPECT_EQ(gemv.matmuls[0].microRows, 1);
-  // 13 rows: the choice may clamp (its demand counts the duplicates).
+  // 13 rows: the choice may clamp (its cycles count the duplicates).
   KernelPlan odd = planKernel(gemvBlock(13, 256, 64, 2, 4, ElemType::F32), t);
   const MatmulPlan &o = odd.matmuls[0];
   EXPECT_LE(o.microRows, 8);
-  EXPECT_DOUBLE_EQ(o.fmaCycles, fmaPipeCycles(1, 13, 32, 64, o.microRows,
-                                              o.microCols, 128, t));
+  EXPECT_DOUBLE_EQ(
+      o.fmaPipeCycles,
+      fmaCycles(1, 13, 32, 64, o.microRows, o.microCols, 128, t).pipe);
   // Tensor-core matmuls have no micro-tile.
   KernelPlan tc = planKernel(gemvBlock(16, 1024, 1024, 32, 16), t);
   EXPECT_TRUE(tc.matmuls[0].tensorCores);
   EXPECT_EQ(tc.matmuls[0].microRows * tc.matmuls[0].microCols, 1);
-  EXPECT_EQ(tc.matmuls[0].fmaCycles, 0);
+  EXPECT_EQ(tc.matmuls[0].fmaPipeCycles, 0);
 }
 
 TEST(KernelPlan, TensorCoreRefusalsSayWhy) {

@@ -40,8 +40,9 @@ struct KernelCost {
   /// Of which matmul FLOPs on FMA (custom kernels), priced by their plan's
   /// pipe cycles, not at the FMA peak (FmaMicroTiles.md).
   double fmaMatmulFlops = 0;
-  /// One block's FMA matmul pipe cycles, all runs (MatmulPlan::fmaCycles).
-  double fmaCyclesPerBlock = 0;
+  /// One block's FMA matmul cycles, all runs (MatmulPlan::fmaPipeCycles
+  /// and fmaIssueCycles).
+  double fmaPipeCyclesPerBlock = 0, fmaIssueCyclesPerBlock = 0;
   int64_t matmuls = 0;       // block matmuls (custom kernels)
   int64_t tensorCoreMatmuls = 0; // of which on tensor cores (by the plan)
   int64_t blocks = 0;        // thread blocks launched

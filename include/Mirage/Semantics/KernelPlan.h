@@ -77,9 +77,11 @@ struct MatmulPlan {
   /// rowGroup * microRows + i, clamped to the tile's last row (a clamped
   /// row's store is skipped), and columns colGroup + j * N / microCols.
   int64_t microRows = 1, microCols = 1;
-  /// On FMA, the SM cycles one run keeps the block's busier pipe (FMA issue
-  /// or shared-memory wavefronts) busy: fmaPipeCycles of the micro-tile.
-  double fmaCycles = 0;
+  /// On FMA, one run's cycles (fmaCycles of the micro-tile): `pipe`, what
+  /// the block occupies of its SM's busier pipe, which resident blocks
+  /// share; `issue`, the floor of a block alone, its warps issuing their
+  /// FMAs one a cycle on their schedulers.
+  double fmaPipeCycles = 0, fmaIssueCycles = 0;
 };
 
 /// A row reduction (reduce, rms_norm, a last-dim accumulator's combine) run
@@ -230,14 +232,20 @@ double sustainedSMBandwidth(double inFlightPerBlock, double resident,
 /// their addresses fit.
 constexpr int64_t kMinRegistersPerThread = 64;
 
-/// The SM cycles a block of `threads` threads keeps its busier pipe busy
-/// computing `batch` products of M x K by K x N as register micro-tiles of
-/// r x c (FmaMicroTiles.md): per K step and round of items, each warp
-/// issues r·c FMAs (the SM issues fmaLanesPerSM / 32 warps' FMAs a cycle)
-/// and r + c shared wavefronts (one a cycle: A's loads are broadcasts,
-/// B's scalar loads of consecutive columns one wavefront each).
-double fmaPipeCycles(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t r,
-                     int64_t c, int64_t threads, const TargetInfo &target);
+/// The cycles of a block of `threads` threads computing `batch` products
+/// of M x K by K x N as register micro-tiles of r x c (FmaMicroTiles.md).
+/// Per K step and round of items, each of its w warps issues r·c FMAs and
+/// r + c shared wavefronts (A's loads are broadcasts, B's scalar loads of
+/// consecutive columns one wavefront each). `pipe`: the SM's busier pipe
+/// for them, w·r·c FMAs at fmaLanesPerSM / 32 warps' a cycle or w·(r + c)
+/// wavefronts at one a cycle; resident blocks share it. `issue`: a block
+/// alone, its warps spread over the schedulers, each issuing one FMA a
+/// cycle: r·c per warp a scheduler holds.
+struct FmaCycles {
+  double pipe = 0, issue = 0;
+};
+FmaCycles fmaCycles(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t r,
+                    int64_t c, int64_t threads, const TargetInfo &target);
 
 /// Blocks one SM holds at once with `sharedBytes` and `threads` per block.
 int64_t residentBlocksPerSM(int64_t sharedBytes, int64_t threads,
