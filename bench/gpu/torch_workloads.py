@@ -87,6 +87,12 @@ def decode_attention(q, k, v):
     return torch.matmul(p, v)
 
 
+def linear_bias(x, w, b):
+    # bench/models/vit_b_fc1_f32.mlir: tosa.matmul then tosa.add of the bias
+    # (f32: cuBLAS's f32 GEMM, TF32 off for matmuls by PyTorch's default).
+    return torch.matmul(x, w) + b
+
+
 def ntrans(h, x, alpha):
     # %hn = rms_norm %H; %s = hn + X; %u = A * s; %v = X + u; rms_norm %v
     hn = rms_norm(h, 0.0)
@@ -106,6 +112,8 @@ WORKLOADS = {
     "ntrans": (ntrans, [[8, 4096], [8, 4096], [8, 4096]]),
     # Llama-3-8B decode (bench/models/attention/llama3_8b_gqa_decode.mlir).
     "decode_attention": (decode_attention, [[8, 4, 128], [8, 128, 8192], [8, 8192, 128]]),
+    # ViT-B/16 fc1 in f32 (bench/models/vit_b_fc1_f32.mlir).
+    "linear_bias": (linear_bias, [[1, 197, 768], [1, 768, 3072], [1, 1, 3072]]),
 }
 
 
