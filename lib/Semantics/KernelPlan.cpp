@@ -147,6 +147,15 @@ int64_t registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
 
 bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
 
+/// The scratch of a split matmul's partial sums (MmaChains.md): an f32
+/// copy of C's rows (`batch` tiles of `paddedRows`) per partial, as the
+/// emitter indexes it (row p * rowsOfC + row). The chain rule checks its
+/// size and the plan allocates it.
+Shape partialSumsShape(int64_t partials, int64_t batch, int64_t paddedRows,
+                       int64_t n) {
+  return {partials * batch * paddedRows, n};
+}
+
 /// The K chains of tensor-core matmul `p` of `batch` tiles of
 /// p.paddedRows x `n` over `k`, run by `warps` warps (MmaChains.md): slices
 /// across idle warps first, then chains within a warp item, as long as a
@@ -162,10 +171,11 @@ void planMatmulChains(MatmulPlan &p, int64_t batch, int64_t n, int64_t k,
       p.accumulator >= 0 ? kLongMmaChainSteps : 2 * kLongMmaChainSteps;
   if (warpChain < longChain)
     return;
-  int64_t partialBytes = batch * p.paddedRows * n * 4;
   auto fits = [&](int64_t partials) {
     return steps % partials == 0 && steps / partials >= kMinPartialSteps &&
-           partials * partialBytes <= kMaxPartialScratchBytes;
+           numElements(partialSumsShape(partials, batch, p.paddedRows, n)) *
+                   elemTypeBytes(ElemType::F32) <=
+               kMaxPartialScratchBytes;
   };
   while (fragments * p.slices * 2 <= warps && fits(p.slices * 2))
     p.slices *= 2;
@@ -447,15 +457,11 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
   for (const MatmulPlan &m : plan.matmuls) {
     if (m.partials() == 1)
       continue;
-    const UOp &op = block.ops[m.op];
-    int32_t c = m.accumulator >= 0 ? block.ops[m.accumulator].results[0]
-                                   : op.results[0];
-    Shape cs = bufferShape(c);
-    int64_t n = cs.back(), rowsOfC = numElements(cs) / n;
+    MatmulDims d = matmulDims(block, m);
     TilePlan t;
     t.scratchFor = m.op;
-    t.shape = {m.partials() * rowsOfC, n};
-    t.pitch = n;
+    t.shape = partialSumsShape(m.partials(), d.batch, m.paddedRows, d.n);
+    t.pitch = d.n;
     t.storage = ElemType::F32;
     t.bytes = allocatedBytes(t);
     plan.tiles.push_back(std::move(t));
