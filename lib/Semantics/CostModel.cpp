@@ -526,6 +526,24 @@ std::vector<UGraph> fingerprintProbes() {
     g.markOutput(g.addCustom({x, w}, std::move(b)));
     probes.push_back(std::move(g));
   }
+  // An f32 product on FMA (FmaMicroTiles.md): priced by its micro-tile's
+  // pipe and issue cycles, compute-bound at these shapes.
+  {
+    UGraph g;
+    int32_t x = g.addInput({128, 768}, ElemType::F32);
+    int32_t w = g.addInput({768, 768}, ElemType::F32);
+    UGraph b(Level::Block);
+    b.grid = {12, 4, 1};
+    b.forloopRange = 12;
+    int32_t bx = b.addInput({128, 768}, ElemType::F32);
+    int32_t bw = b.addInput({768, 768}, ElemType::F32);
+    int32_t xt = b.addInputIterator(bx, {-1, 0, -1}, 1);
+    int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
+    int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+    b.markOutput(b.addOutputSaver(acc, {1, 0, -1}));
+    g.markOutput(g.addCustom({x, w}, std::move(b)));
+    probes.push_back(std::move(g));
+  }
   // A combine-shaped kernel: per-row partials of last dim 1 (a contiguous
   // run across rows, TileCopy.h) scale a partial output.
   {

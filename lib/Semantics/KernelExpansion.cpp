@@ -11,7 +11,13 @@
 #include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/Target.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
 
 using namespace mirage;
 
@@ -767,4 +773,65 @@ GraphCost mirage::estimateEmittedCost(const UGraph &g,
   std::optional<UGraph> emitted =
       expand(g, KernelExpansionOptions(), target, error);
   return estimateCost(emitted ? *emitted : g, target);
+}
+
+std::string mirage::emittedCostFingerprint(const TargetInfo &target) {
+  // The probes' expansions rank their tilings (a second of CPU in all):
+  // once per process for each target's figures (which the model's
+  // fingerprint stands for).
+  std::string model = costModelFingerprint(target);
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string &memo = known[target.name.str() + ";" + model];
+  if (!memo.empty())
+    return memo;
+  // FNV-1a over the model's fingerprint and the bits of each probe's
+  // emitted estimate, as costModelFingerprint does for the model alone.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mixByte = [&](unsigned char c) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  };
+  for (char c : model)
+    mixByte(static_cast<unsigned char>(c));
+  auto mix = [&](double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 8; ++i)
+      mixByte(static_cast<unsigned char>((bits >> (8 * i)) & 0xff));
+  };
+  // Pre-defined kernels whose expansions take the rules' several branches:
+  // a tiled and a split-K f16 GEMV, an f32 matmul of prime rows (stacked
+  // split-K, FmaMicroTiles.md), a small and a large reduce, an rms_norm.
+  std::vector<UGraph> probes;
+  auto matmul = [&](Shape a, Shape b, ElemType t) {
+    UGraph g;
+    g.markOutput(g.addMatmul(g.addInput(a, t), g.addInput(b, t)));
+    probes.push_back(std::move(g));
+  };
+  matmul({16, 2048}, {2048, 2048}, ElemType::F16);
+  matmul({8, 32768}, {32768, 256}, ElemType::F16);
+  matmul({1, 197, 3072}, {1, 3072, 768}, ElemType::F32);
+  for (Shape x : {Shape{1, 197, 768}, Shape{64, 8192}}) {
+    UGraph g;
+    g.markOutput(g.addReduce(ReduceKind::sum, g.addInput(x, ElemType::F32),
+                             static_cast<int64_t>(x.size()) - 1, 1));
+    probes.push_back(std::move(g));
+  }
+  {
+    UGraph g;
+    g.markOutput(g.addRmsNorm(g.addInput({16, 4096}, ElemType::F16), -1));
+    probes.push_back(std::move(g));
+  }
+  for (const UGraph &g : probes) {
+    GraphCost c = estimateEmittedCost(g, target);
+    mix(c.seconds);
+    mix(static_cast<double>(c.kernels.size()));
+    for (const KernelCost &k : c.kernels)
+      mix(static_cast<double>(k.blocks));
+  }
+  llvm::raw_string_ostream os(memo);
+  os << llvm::format_hex_no_prefix(h, 16);
+  return memo;
 }

@@ -360,9 +360,12 @@ struct SuperoptimizePass
     report.graph = graph.getSymName()->str();
     report.target = target;
     // Keyed by the cost model too: a winner ranked by another model (or
-    // other target figures) is never reused.
-    report.cacheKey = cacheKey(
-        *ref, target, optionKey() + ";cost_model=" + costModelFingerprint(info));
+    // other target figures) is never reused; priced as emitted, by the
+    // expansion's rules as well.
+    report.cacheKey = cacheKey(*ref, target,
+                               optionKey() + ";cost_model=" +
+                                   (asEmitted ? emittedCostFingerprint(info)
+                                              : costModelFingerprint(info)));
     report.inputCostUs = costOf(*ref).seconds * 1e6;
     GraphCost asLibrary = estimateCost(*ref, info);
     report.libraryCostUs = asLibrary.fits

@@ -431,3 +431,18 @@ TEST(KernelExpansion, SmallReduceSpreadsWhenThatSavesALaunch) {
   EXPECT_GE(k.grid[0] * k.grid[1] * k.grid[2], 197);
   expectExpansionEqual(g);
 }
+
+// The result cache keys on these (ResultCache.md): the model's fingerprint
+// prices an FMA matmul (a probe on FMA: FmaMicroTiles.md), and the emitted
+// one extends it by the expansion's rules.
+TEST(KernelExpansion, FingerprintsSeeFmaPricingAndTheExpansion) {
+  TargetInfo h100 = *lookupTarget("h100");
+  TargetInfo narrow = h100;
+  narrow.sharedBytesPerCycle = 64;
+  EXPECT_NE(costModelFingerprint(h100), costModelFingerprint(narrow));
+  std::string emitted = emittedCostFingerprint(h100);
+  EXPECT_EQ(emitted, emittedCostFingerprint(h100));
+  EXPECT_NE(emitted, costModelFingerprint(h100));
+  EXPECT_NE(emitted, emittedCostFingerprint(narrow));
+  EXPECT_NE(emitted, emittedCostFingerprint(*lookupTarget("a100")));
+}

@@ -45,6 +45,13 @@ bool hasPredefinedKernels(const UGraph &g);
 /// (library kernels), since its lowering refuses it with its own reason.
 GraphCost estimateEmittedCost(const UGraph &g, const TargetInfo &target);
 
+/// costModelFingerprint extended by the bits of estimateEmittedCost for a
+/// fixed set of graphs of pre-defined kernels: any change of the
+/// expansion's rules that moves what the search compares against (its
+/// tiles, its splits) changes it too. The result cache keys on it when
+/// the search prices graphs as emitted.
+std::string emittedCostFingerprint(const TargetInfo &target);
+
 } // namespace mirage
 
 #endif // MIRAGE_SEMANTICS_KERNELEXPANSION_H
