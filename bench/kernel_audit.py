@@ -99,7 +99,11 @@ Flags (last column):
                       busiest SM has all its loads in flight at once (the
                       manifest's `loaded_bytes` over the blocks, times the
                       busiest SM's blocks, at most what is in flight): it
-                      has no more to put in flight.
+                      has no more to put in flight. Nor is a kernel the
+                      cost model prices compute-bound (the manifest's
+                      `compute_us` above its `memory_us`: an FMA matmul on
+                      register micro-tiles), whose time bytes in flight
+                      do not set.
   PLAN-SMEM-MISMATCH  the manifest's `plan_shared_bytes` differs from smem B.
   PTXAS-FAILED        ptxas rejected the PTX file (its columns show "-").
 
@@ -165,6 +169,12 @@ def memory_bound(chip, moved):
     whole machine (Little's law), so bytes in flight set its time."""
     return moved >= chip.copy_bytes_per_s * DRAM_LATENCY_S
 
+
+def compute_bound(model):
+    """The cost model prices the kernel's compute above its memory term."""
+    c, m = model.get("compute_us"), model.get("memory_us")
+    return is_number(c) and is_number(m) and c > m
+
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8,
                "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 
@@ -178,7 +188,8 @@ MODEL_FIELDS = {"estimate_us": "estimate_us", "plan_shared_bytes": "shared_bytes
                 "stages": "stages", "tensor_core_matmuls": "tensor_core_matmuls",
                 "matmuls": "matmuls", "bytes_in_flight_per_sm": "bytes_in_flight_per_sm",
                 "l2_bytes": "l2_bytes", "dram_bytes": "dram_bytes",
-                "loaded_bytes": "loaded_bytes"}
+                "loaded_bytes": "loaded_bytes", "memory_us": "memory_us",
+                "compute_us": "compute_us"}
 
 
 class AuditError(Exception):
@@ -642,7 +653,7 @@ def kernel_flags(chip, launch, stats, ptxas_entry, ptxas_ok, moved, flight, mode
         ("UNDERFILLED", moved >= UNDERFILLED_BYTES
          and not fills_machine(chip, launch.blocks)),
         ("FLIGHT<16KB", flight is not None and flight < MIN_FLIGHT_PER_SM
-         and memory_bound(chip, moved)
+         and memory_bound(chip, moved) and not compute_bound(model)
          and (sm_load is None or flight < sm_load)),
         ("PLAN-SMEM-MISMATCH", model["plan_shared_bytes"] is not None
          and model["plan_shared_bytes"] != launch.smem),

@@ -502,48 +502,43 @@ std::string GraphCost::describe() const {
 }
 
 namespace {
+/// A probe of one custom kernel computing x · w: w's columns split over
+/// grid x, x's rows over grid y (replicated when grid y is 1), K walked by
+/// a for-loop of `forloop` steps.
+UGraph productProbe(const Shape &xs, const Shape &ws, ElemType type,
+                    GridDims grid, int64_t forloop) {
+  UGraph g;
+  int32_t x = g.addInput(xs, type);
+  int32_t w = g.addInput(ws, type);
+  UGraph b(Level::Block);
+  b.grid = grid;
+  b.forloopRange = forloop;
+  int32_t rows = grid[1] > 1 ? 0 : -1;
+  int32_t bx = b.addInput(xs, type);
+  int32_t bw = b.addInput(ws, type);
+  int32_t xt = b.addInputIterator(bx, {-1, rows, -1}, 1);
+  int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
+  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+  b.markOutput(b.addOutputSaver(acc, {1, rows, -1}));
+  g.markOutput(g.addCustom({x, w}, std::move(b)));
+  return g;
+}
+
 /// Probe graphs of the fingerprint: one of each thing the model prices.
 std::vector<UGraph> fingerprintProbes() {
   std::vector<UGraph> probes;
-  // A GEMV-shaped custom kernel: a replicated, loop-invariant X, a streamed
-  // W, an accumulated product, a serial rms_norm of X. With 1024 of K per
-  // iteration and 16 columns per block, the plan splits its tensor-core
-  // chain (MmaChains.md): the partials' scratch is in its shared memory.
+  // A GEMV-shaped custom kernel: X replicated to every block, W streamed,
+  // an accumulated product. With 1024 of K per iteration and 16 columns
+  // per block, the plan splits its tensor-core chain (MmaChains.md): the
+  // partials' scratch is in its shared memory.
   for (auto [gridX, forloop] :
-       {std::pair<int64_t, int64_t>{16, 16}, {256, 16}, {256, 2}}) {
-    UGraph g;
-    int32_t x = g.addInput({8, 2048}, ElemType::F16);
-    int32_t w = g.addInput({2048, 4096}, ElemType::F16);
-    UGraph b(Level::Block);
-    b.grid = {gridX, 1, 1};
-    b.forloopRange = forloop;
-    int32_t bx = b.addInput({8, 2048}, ElemType::F16);
-    int32_t bw = b.addInput({2048, 4096}, ElemType::F16);
-    int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
-    int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
-    int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-    b.markOutput(b.addOutputSaver(acc, {1, -1, -1}));
-    g.markOutput(g.addCustom({x, w}, std::move(b)));
-    probes.push_back(std::move(g));
-  }
+       {std::pair<int64_t, int64_t>{16, 16}, {256, 16}, {256, 2}})
+    probes.push_back(productProbe({8, 2048}, {2048, 4096}, ElemType::F16,
+                                  {gridX, 1, 1}, forloop));
   // An f32 product on FMA (FmaMicroTiles.md): priced by its micro-tile's
   // pipe and issue cycles, compute-bound at these shapes.
-  {
-    UGraph g;
-    int32_t x = g.addInput({128, 768}, ElemType::F32);
-    int32_t w = g.addInput({768, 768}, ElemType::F32);
-    UGraph b(Level::Block);
-    b.grid = {12, 4, 1};
-    b.forloopRange = 12;
-    int32_t bx = b.addInput({128, 768}, ElemType::F32);
-    int32_t bw = b.addInput({768, 768}, ElemType::F32);
-    int32_t xt = b.addInputIterator(bx, {-1, 0, -1}, 1);
-    int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
-    int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
-    b.markOutput(b.addOutputSaver(acc, {1, 0, -1}));
-    g.markOutput(g.addCustom({x, w}, std::move(b)));
-    probes.push_back(std::move(g));
-  }
+  probes.push_back(
+      productProbe({128, 768}, {768, 768}, ElemType::F32, {12, 4, 1}, 12));
   // A combine-shaped kernel: per-row partials of last dim 1 (a contiguous
   // run across rows, TileCopy.h) scale a partial output.
   {
@@ -612,38 +607,51 @@ double mirage::rankingSeconds(double seconds,
   return seconds;
 }
 
-std::string mirage::costModelFingerprint(const TargetInfo &target) {
-  // FNV-1a over the bits of every estimate: any change to a formula or a
-  // constant that moves an estimate moves the fingerprint.
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&](double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    for (int i = 0; i < 8; ++i) {
-      h ^= (bits >> (8 * i)) & 0xff;
-      h *= 0x100000001b3ull;
-    }
-  };
-  for (const UGraph &g : fingerprintProbes()) {
-    GraphCost c = estimateCost(g, target);
-    for (const KernelCost &k : c.kernels) {
-      mix(k.seconds);
-      mix(k.memorySeconds);
-      mix(k.computeSeconds);
-      mix(k.serialSeconds);
-      mix(static_cast<double>(k.smemBytes));
-      mix(k.fits ? 1 : 0);
-      mix(k.inTail ? 1 : 0);
-    }
-    mix(rankingSeconds(c, target));
-  }
-  // The ranking's policy, whether or not a probe meets it.
-  mix(kFillBytes);
-  mix(kUnderfillCharge);
-  mix(static_cast<double>(target.numSMs));
-  mix(TargetInfo::kMaxFillIdle);
+void FingerprintHash::addByte(unsigned char c) {
+  h ^= c;
+  h *= 0x100000001b3ull;
+}
+
+void FingerprintHash::add(llvm::StringRef text) {
+  for (char c : text)
+    addByte(static_cast<unsigned char>(c));
+}
+
+void FingerprintHash::add(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  for (int i = 0; i < 8; ++i)
+    addByte(static_cast<unsigned char>((bits >> (8 * i)) & 0xff));
+}
+
+std::string FingerprintHash::hex() const {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::format_hex_no_prefix(h, 16);
   return s;
+}
+
+std::string mirage::costModelFingerprint(const TargetInfo &target) {
+  // The bits of every estimate: any change to a formula or a constant that
+  // moves an estimate moves the fingerprint.
+  FingerprintHash h;
+  for (const UGraph &g : fingerprintProbes()) {
+    GraphCost c = estimateCost(g, target);
+    for (const KernelCost &k : c.kernels) {
+      h.add(k.seconds);
+      h.add(k.memorySeconds);
+      h.add(k.computeSeconds);
+      h.add(k.serialSeconds);
+      h.add(static_cast<double>(k.smemBytes));
+      h.add(k.fits ? 1.0 : 0.0);
+      h.add(k.inTail ? 1.0 : 0.0);
+    }
+    h.add(rankingSeconds(c, target));
+  }
+  // The ranking's policy, whether or not a probe meets it.
+  h.add(kFillBytes);
+  h.add(kUnderfillCharge);
+  h.add(static_cast<double>(target.numSMs));
+  h.add(TargetInfo::kMaxFillIdle);
+  return h.hex();
 }

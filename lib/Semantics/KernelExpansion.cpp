@@ -11,11 +11,7 @@
 #include "Mirage/Semantics/KernelPlan.h"
 #include "Mirage/Semantics/Target.h"
 
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -202,8 +198,9 @@ struct Expander {
   /// One tiling of a matmul: row and column tiles, K step, and S > 1 for
   /// split-K with its combine's tiles: over grid x, the partials side by
   /// side in [.., M, N·S] (whole column tile only), or `stacked` over grid
-  /// y, the partials in [S, M, N] for a matmul whose batch dim is 1 (column
-  /// tiles on x, row tiles on z).
+  /// y (column tiles on x): the partials in [S, M, N] for a rank-3 matmul
+  /// whose batch dim is 1 (row tiles on z), in [S·M, N] for a rank-2 one
+  /// whose row tile is all of M.
   struct MatmulTiling {
     int64_t tm, tn, tk, splits;
     CombineTiles combine = CombineTiles::Default;
@@ -216,14 +213,20 @@ struct Expander {
     const Shape &os = val(op.results[0]).shape;
     int64_t r = os.size();
     if (t.stacked)
-      return {os[r - 1] / t.tn, t.splits, os[r - 2] / t.tm};
+      return {os[r - 1] / t.tn, t.splits, r == 3 ? os[r - 2] / t.tm : 1};
     return {t.splits > 1 ? t.splits : os[r - 1] / t.tn, os[r - 2] / t.tm,
             r >= 3 ? os[0] : 1};
   }
 
-  /// Whether `op` may split K stacked: operands and result of rank 3 with a
-  /// batch dim of 1, which grid y then indexes in the partials.
-  bool stackable(const UOp &op) const {
+  /// Whether `op` may split K stacked with row tiles of `tm`: operands
+  /// and result of rank 3 with a batch dim of 1, which grid y then indexes
+  /// in the partials, or of rank 2 with all of M in a tile, so that grid y
+  /// stacks whole row blocks (torch-mlir's `aten.mm` after a collapse).
+  bool stackable(const UOp &op, int64_t tm) const {
+    const Shape &os = val(op.results[0]).shape;
+    if (os.size() == 2)
+      return tm == os[0] && val(op.operands[0]).shape.size() == 2 &&
+             val(op.operands[1]).shape.size() == 2;
     for (int32_t v : {op.operands[0], op.operands[1], op.results[0]})
       if (val(v).shape.size() != 3 || val(v).shape[0] != 1)
         return false;
@@ -248,10 +251,14 @@ struct Expander {
     // Stacked, grid y walks K and the partials' leading dim, z the rows.
     AxisMap amap{split ? r - 1 : -1, r - 2, r >= 3 ? 0 : -1};
     AxisMap bmap{split ? r - 2 : r - 1, -1, r >= 3 ? 0 : -1};
-    if (t.stacked) {
+    if (t.stacked && r == 3) {
       p.map = {2, 0, 1};
       amap = {-1, 2, 1};
       bmap = {2, 1, -1};
+    } else if (t.stacked) {
+      p.map = {1, 0, -1};
+      amap = {-1, 1, -1};
+      bmap = {1, 0, -1};
     }
     int32_t at = b.addInputIterator(ins[0], amap, r - 1);
     int32_t bt = b.addInputIterator(ins[1], bmap, r - 2);
@@ -308,8 +315,10 @@ struct Expander {
     const UValue &o = val(op.results[0]);
     Shape partial = o.shape;
     if (t.stacked) {
-      partial[0] = t.splits;
-      return reduceKernel(partial, o.type, o.shape, 0, 1, ReduceKind::sum,
+      // [S, M, N] summed over dim 0, or [S·M, N] strided to M.
+      int64_t to = o.shape.size() == 3 ? 1 : o.shape[0];
+      partial[0] *= t.splits;
+      return reduceKernel(partial, o.type, o.shape, 0, to, ReduceKind::sum,
                           t.combine == CombineTiles::Spread);
     }
     partial.back() *= t.splits;
@@ -446,8 +455,9 @@ struct Expander {
               consider({tm, n, tk, s, c});
         // Stacked, the column tiles stay free: an FMA matmul whose outputs
         // are too few to fill the machine with micro-tiles (197 x 768 ViT
-        // fc2 over K = 3072) splits K into powers of two.
-        if (stackable(op))
+        // fc2 over K = 3072, GPT-2's 128 x 2304 QKV over K = 768) splits K
+        // into powers of two.
+        if (stackable(op, tm))
           for (int64_t s = 2; s <= kMaxStackedSplits && s <= k / tk; s *= 2)
             if ((k / tk) % s == 0)
               for (int64_t tn : cols)
@@ -786,24 +796,13 @@ std::string mirage::emittedCostFingerprint(const TargetInfo &target) {
   std::string &memo = known[target.name.str() + ";" + model];
   if (!memo.empty())
     return memo;
-  // FNV-1a over the model's fingerprint and the bits of each probe's
-  // emitted estimate, as costModelFingerprint does for the model alone.
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto mixByte = [&](unsigned char c) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  };
-  for (char c : model)
-    mixByte(static_cast<unsigned char>(c));
-  auto mix = [&](double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    for (int i = 0; i < 8; ++i)
-      mixByte(static_cast<unsigned char>((bits >> (8 * i)) & 0xff));
-  };
+  // The model's fingerprint and the bits of each probe's emitted estimate.
+  FingerprintHash h;
+  h.add(model);
   // Pre-defined kernels whose expansions take the rules' several branches:
-  // a tiled and a split-K f16 GEMV, an f32 matmul of prime rows (stacked
-  // split-K, FmaMicroTiles.md), a small and a large reduce, an rms_norm.
+  // a tiled and a split-K f16 GEMV, f32 matmuls of prime rows and of
+  // whole row blocks (stacked split-K, FmaMicroTiles.md), a small and a
+  // large reduce, an rms_norm.
   std::vector<UGraph> probes;
   auto matmul = [&](Shape a, Shape b, ElemType t) {
     UGraph g;
@@ -813,6 +812,7 @@ std::string mirage::emittedCostFingerprint(const TargetInfo &target) {
   matmul({16, 2048}, {2048, 2048}, ElemType::F16);
   matmul({8, 32768}, {32768, 256}, ElemType::F16);
   matmul({1, 197, 3072}, {1, 3072, 768}, ElemType::F32);
+  matmul({128, 768}, {768, 2304}, ElemType::F32);
   for (Shape x : {Shape{1, 197, 768}, Shape{64, 8192}}) {
     UGraph g;
     g.markOutput(g.addReduce(ReduceKind::sum, g.addInput(x, ElemType::F32),
@@ -826,12 +826,11 @@ std::string mirage::emittedCostFingerprint(const TargetInfo &target) {
   }
   for (const UGraph &g : probes) {
     GraphCost c = estimateEmittedCost(g, target);
-    mix(c.seconds);
-    mix(static_cast<double>(c.kernels.size()));
+    h.add(c.seconds);
+    h.add(static_cast<double>(c.kernels.size()));
     for (const KernelCost &k : c.kernels)
-      mix(static_cast<double>(k.blocks));
+      h.add(static_cast<double>(k.blocks));
   }
-  llvm::raw_string_ostream os(memo);
-  os << llvm::format_hex_no_prefix(h, 16);
+  memo = h.hex();
   return memo;
 }

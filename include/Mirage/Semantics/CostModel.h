@@ -19,6 +19,7 @@
 #include "Mirage/Semantics/UGraph.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 #include <vector>
@@ -128,6 +129,22 @@ double rankingSeconds(double seconds, llvm::ArrayRef<KernelCost> kernels,
 inline double rankingSeconds(const GraphCost &c, const TargetInfo &target) {
   return rankingSeconds(c.seconds, c.kernels, target);
 }
+
+/// The hash behind the model's fingerprints (costModelFingerprint,
+/// emittedCostFingerprint): FNV-1a over the bytes it is given, a double by
+/// its bits, so any value that moves moves the hash. Not for hash tables:
+/// a key the result cache stores and compares.
+class FingerprintHash {
+public:
+  void add(llvm::StringRef text);
+  void add(double value);
+  /// The hash as 16 hex digits.
+  std::string hex() const;
+
+private:
+  void addByte(unsigned char c);
+  uint64_t h = 0xcbf29ce484222325ull;
+};
 
 /// A fingerprint of the model on `target`: the bits of its estimates for a
 /// fixed set of probe graphs. Any change of a formula or a constant changes
