@@ -83,21 +83,13 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
     // stages drop: the plan would count bytes the kernel never allocates).
     if (op.kind == OpKind::RunningMax && users[op.results[0]].empty())
       s.buffered[op.results[0]] = false;
-    // Before the loop (LoopInvariantOps.md): the operands' producers come
-    // earlier in program order, so one pass decides.
-    if (block.forloopRange > 1) {
-      if (op.kind == OpKind::InputIterator) {
-        s.beforeLoop[i] = op.fmap < 0;
-      } else if (s.stage[i] == BlockStage::InLoop &&
-                 op.kind != OpKind::RunningMax) {
-        bool invariant = !op.operands.empty();
-        for (int32_t v : op.operands) {
-          int32_t d = block.values[v].def;
-          invariant = invariant && d >= 0 && s.beforeLoop[d];
-        }
-        s.beforeLoop[i] = invariant;
-      }
-    }
+    // Before the loop (LoopInvariantOps.md): the in-loop ops whose results
+    // the builders mark loop-invariant (the rule that also lets after-loop
+    // code read them, AfterLoopInvariants.md).
+    s.beforeLoop[i] = block.forloopRange > 1 && runsInLoop(s.stage[i]) &&
+                      s.stage[i] != BlockStage::Accumulate &&
+                      !op.results.empty() &&
+                      block.values[op.results[0]].loopInvariant;
     // The same in every block: the operands' producers come earlier too.
     if (op.kind == OpKind::InputIterator) {
       bool replicated = true;

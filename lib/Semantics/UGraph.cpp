@@ -84,7 +84,8 @@ int32_t UGraph::addInput(Shape shape, ElemType type) {
 
 /// The phase the results of an ordinary operator get from its operands, or
 /// an error: at the kernel level everything is a device tensor; at the block
-/// level operands must be tiles of one phase.
+/// level operands must be tiles of one phase, except that after-loop code
+/// may read loop-invariant in-loop tiles (AfterLoopInvariants.md).
 /// False with the reason in `why` (when g.explainFailures).
 static bool operandPhase(const UGraph &g, llvm::ArrayRef<int32_t> ops,
                          Phase &out, std::string &why) {
@@ -110,19 +111,43 @@ static bool operandPhase(const UGraph &g, llvm::ArrayRef<int32_t> ops,
               "outputs may use";
       return false;
     }
-    if (i == 0) {
-      out = p;
-    } else if (p != out) {
+  }
+  if (ops.empty())
+    return true;
+  // One phase gives that phase; a mix is after the loop when every in-loop
+  // operand is the same in every iteration.
+  out = g.values[ops.front()].phase;
+  bool afterLoop = false;
+  for (int32_t v : ops)
+    afterLoop |= g.values[v].phase == Phase::AfterLoop;
+  for (int32_t v : ops) {
+    const UValue &x = g.values[v];
+    if (!afterLoop || x.phase != Phase::InLoop)
+      continue;
+    if (!x.loopInvariant) {
       if (g.explainFailures)
         why = ("mixes " + phaseDescription(out) + " with " +
-               phaseDescription(p) +
+               phaseDescription(out == Phase::InLoop ? Phase::AfterLoop
+                                                     : Phase::InLoop) +
                "; in-loop values reach after-loop code only through an "
-               "accumulator")
+               "accumulator, unless they are the same in every iteration "
+               "(an fmap -1 tile)")
                   .str();
       return false;
     }
   }
+  if (afterLoop)
+    out = Phase::AfterLoop;
   return true;
+}
+
+std::optional<Phase> mirage::combinedPhase(const UGraph &g,
+                                           llvm::ArrayRef<int32_t> operands) {
+  Phase p;
+  std::string why;
+  if (!operandPhase(g, operands, p, why))
+    return std::nullopt;
+  return p;
 }
 
 int32_t UGraph::addOp(UOp op, llvm::ArrayRef<Shape> resultShapes,
@@ -145,6 +170,15 @@ int32_t UGraph::addOp(UOp op, llvm::ArrayRef<Shape> resultShapes,
     break;
   }
   }
+  // Loop-invariant (AfterLoopInvariants.md): an fmap -1 tile, or a
+  // stateless operator's result over such tiles alone.
+  bool invariant = false;
+  if (op.kind == OpKind::InputIterator)
+    invariant = op.fmap < 0;
+  else if (opKindFacts(op.kind).phase == PhaseRule::FromOperands &&
+           phase == Phase::InLoop && !op.operands.empty())
+    invariant = llvm::all_of(
+        op.operands, [&](int32_t v) { return values[v].loopInvariant; });
   int32_t opIdx = ops.size();
   int32_t first = values.size();
   for (const Shape &s : resultShapes) {
@@ -152,6 +186,7 @@ int32_t UGraph::addOp(UOp op, llvm::ArrayRef<Shape> resultShapes,
     v.shape = s;
     v.type = type;
     v.phase = phase;
+    v.loopInvariant = invariant;
     v.def = opIdx;
     values.push_back(std::move(v));
     op.results.push_back(values.size() - 1);

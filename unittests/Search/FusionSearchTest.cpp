@@ -1,10 +1,11 @@
 //===- FusionSearchTest.cpp - Tests of the fused-kernel search ------------===//
+#include "Mirage/Search/FusionSearch.h"
 #include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Search/AbstractPrune.h"
+#include "Mirage/Search/IndexAlignment.h"
+#include "Mirage/Semantics/BlockSchedule.h"
 #include "Mirage/Semantics/CostModel.h"
 #include "Mirage/Semantics/TailCombine.h"
-#include "Mirage/Search/FusionSearch.h"
-#include "Mirage/Search/IndexAlignment.h"
 // The probe stage is private to the search library.
 #include "FusionSearch/Stages.h"
 
@@ -76,6 +77,55 @@ TEST(FusionSearch, FindsFusedRmsNormMatmul) {
               (long long)b.grid[0], (long long)b.grid[1], (long long)b.grid[2],
               (long long)b.forloopRange, r.bestSeconds * 1e6,
               r.referenceSeconds * 1e6);
+}
+
+// AfterLoopInvariants.md: a linear layer with a bias and GELU (tanh form,
+// as torch-mlir writes GPT-2's) fuses with K walked by the for-loop: the
+// product is accumulated, and the bias add and GELU's eight operators run
+// after the loop on the accumulated tile and the bias's loop-invariant one
+// (the epilogue seed; the enumeration cannot reach ten operators).
+TEST(FusionSearch, LinearBiasGeluFusesWithTheKLoop) {
+  UGraph ref;
+  int32_t x = ref.addInput({128, 768}, ElemType::F32);
+  int32_t w = ref.addInput({768, 3072}, ElemType::F32);
+  int32_t bias = ref.addInput({1, 3072}, ElemType::F32);
+  int32_t h = ref.addBinary(BinaryKind::add, ref.addMatmul(x, w), bias);
+  int32_t cube =
+      ref.addBinary(BinaryKind::mul, ref.addUnary(UnaryKind::square, h), h);
+  int32_t inner = ref.addBinary(
+      BinaryKind::add, h, ref.addUnary(UnaryKind::mul_scalar, cube, 0.044715));
+  int32_t t = ref.addUnary(
+      UnaryKind::tanh, ref.addUnary(UnaryKind::mul_scalar, inner, 0.7978846));
+  int32_t gelu =
+      ref.addUnary(UnaryKind::mul_scalar,
+                   ref.addBinary(BinaryKind::mul, h,
+                                 ref.addUnary(UnaryKind::add_scalar, t, 1.0)),
+                   0.5);
+  ref.markOutput(gelu);
+  ASSERT_TRUE(ref.error.empty()) << ref.error;
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 1;
+  FusionSearchResult r = searchWithCostModel(ref, opts);
+  ASSERT_TRUE(r.found) << r.message;
+  EXPECT_LE(r.log2Bound, -64);
+  ASSERT_EQ(r.best.ops.size(), 1u);
+  const UGraph &b = r.best.bodies[r.best.ops[0].body];
+  EXPECT_GT(b.forloopRange, 1) << "K walked by the for-loop";
+  BlockSchedule sched = scheduleBlock(b);
+  bool biasAfterLoop = false;
+  for (size_t i = 0; i < b.ops.size(); ++i)
+    if (sched.stage[i] == BlockStage::AfterLoop)
+      for (int32_t v : b.ops[i].operands)
+        biasAfterLoop |= b.values[v].loopInvariant;
+  std::string ops;
+  for (size_t i = 0; i < b.ops.size(); ++i)
+    ops += std::string(opKindName(b.ops[i].kind)) + "/" +
+           std::to_string(static_cast<int>(sched.stage[i])) + " ";
+  EXPECT_TRUE(biasAfterLoop) << "the bias tile read after the loop: " << ops;
+  std::printf("%.2f us vs %.2f us, grid [%lld,%lld,%lld] forloop %lld, %.2fs\n",
+              r.bestSeconds * 1e6, r.referenceSeconds * 1e6,
+              (long long)b.grid[0], (long long)b.grid[1], (long long)b.grid[2],
+              (long long)b.forloopRange, r.stats.seconds);
 }
 
 // Only a graph cheaper than the reference can replace it, so a search whose

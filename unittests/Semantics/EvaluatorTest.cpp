@@ -85,7 +85,9 @@ TEST(Evaluator, PhaseRulesRejectMissingAccumulator) {
   UGraph b(Level::Block);
   b.grid = {2, 1, 1};
   int32_t X = b.addInput({4, 8}, ElemType::F32);
-  int32_t xt = b.addInputIterator(X, {1, -1, -1}, -1);
+  // fmap 0: a tile the loop walks (an fmap -1 tile, the same in every
+  // iteration, may be read after the loop: AfterLoopInvariants.md).
+  int32_t xt = b.addInputIterator(X, {1, -1, -1}, 0);
   EXPECT_EQ(b.addOutputSaver(xt, {1, -1, -1}), -1);
   EXPECT_NE(b.error.find("after-loop"), std::string::npos);
   int32_t acc = b.addAccum(AccumKind::sum, xt, -1, 0);

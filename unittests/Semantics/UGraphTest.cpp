@@ -135,6 +135,45 @@ TEST(UGraph, OperatorMayNotMixPhases) {
                  "values reach after-loop code only through an accumulator");
 }
 
+// AfterLoopInvariants.md: a tile that is the same in every iteration (an
+// fmap -1 iterator's, or a stateless operator's over such tiles) may be
+// read after the loop; the result is an after-loop value. The schedule runs
+// exactly those values once, before the loop.
+TEST(UGraph, AfterLoopCodeMayReadLoopInvariantTiles) {
+  BlockFixture f;
+  UGraph &b = f.b;
+  int32_t xt = f.xTile(), wt = f.wTile();
+  int32_t bias = b.addInputIterator(f.W, {1, -1, -1}, -1); // [64, 8]
+  ASSERT_GE(bias, 0) << b.error;
+  int32_t scaled = b.addUnary(UnaryKind::mul_scalar, bias, 0.5);
+  int32_t prod = b.addMatmul(xt, wt);
+  ASSERT_GE(scaled, 0) << b.error;
+  ASSERT_GE(prod, 0) << b.error;
+  EXPECT_TRUE(b.value(bias).loopInvariant);
+  EXPECT_TRUE(b.value(scaled).loopInvariant);
+  EXPECT_FALSE(b.value(xt).loopInvariant);
+  EXPECT_FALSE(b.value(prod).loopInvariant);
+  int32_t acc = b.addAccum(AccumKind::sum, prod, -1, 0); // [4, 8]
+  ASSERT_GE(acc, 0) << b.error;
+  EXPECT_FALSE(b.value(acc).loopInvariant);
+  // The invariant side folded to [4, 8] (a strided row sum).
+  int32_t rows = b.addReduce(ReduceKind::sum, scaled, 0, 4);
+  ASSERT_GE(rows, 0) << b.error;
+  EXPECT_TRUE(b.value(rows).loopInvariant);
+  int32_t sum = b.addBinary(BinaryKind::add, acc, rows);
+  ASSERT_GE(sum, 0) << b.error;
+  EXPECT_EQ(b.value(sum).phase, Phase::AfterLoop);
+  EXPECT_FALSE(b.value(sum).loopInvariant);
+  EXPECT_EQ(combinedPhase(b, {rows, acc}), Phase::AfterLoop);
+  EXPECT_EQ(combinedPhase(b, {rows, rows}), Phase::InLoop);
+  EXPECT_FALSE(combinedPhase(b, {prod, acc}).has_value());
+  EXPECT_FALSE(combinedPhase(b, {f.X}).has_value());
+  ASSERT_GE(b.addOutputSaver(sum, {1, -1, -1}), 0) << b.error;
+  // A tile that changes every iteration still may not.
+  EXPECT_REFUSED(b, b.addBinary(BinaryKind::add, acc, prod),
+                 "mixes an after-loop value with an in-loop value");
+}
+
 TEST(UGraph, ThreadGraphMayNotMixPhases) {
   BlockFixture f;
   int32_t xt = f.xTile();

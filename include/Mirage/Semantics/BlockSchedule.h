@@ -72,7 +72,8 @@ struct BlockSchedule {
   /// Per op: whether it runs once, before the for-loop (of more than one
   /// iteration), although its stage is in the loop: an input iterator of
   /// fmap -1, or a stateless operator (not running_max) all of whose
-  /// operands are before the loop. Its tile is the same in every iteration;
+  /// operands are before the loop (UValue::loopInvariant, when the loop
+  /// has more than one iteration). Its tile is the same in every iteration;
   /// such a matmul keeps its product tile (no matmulInto).
   std::vector<bool> beforeLoop;
   /// Per op: whether its results are the same in every block of the grid:

@@ -17,6 +17,7 @@
 
 #include "Mirage/Semantics/ShapeRules.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,10 +82,25 @@ struct UValue {
   ElemType type = ElemType::F32;
   Phase phase = Phase::Device;
   int32_t def = -1; // defining op index; -1 for a graph input
+  /// An in-loop value that is the same in every iteration: the tile of an
+  /// fmap -1 iterator, or the result of a stateless operator all of whose
+  /// operands are such values. After-loop operators may read it
+  /// (docs/Rationale/AfterLoopInvariants.md); the schedule runs it once,
+  /// before the loop (BlockSchedule::beforeLoop). Set by the builders.
+  bool loopInvariant = false;
 };
 
 /// Bytes of a tensor value as declared (elements times the element type).
 double bytesOf(const UValue &v);
+
+struct UGraph;
+/// The phase of an operator's results over `operands` of block graph `g`,
+/// the builders' rule: operands of one phase give that phase; after-loop
+/// operands with in-loop ones that are all loop-invariant give AfterLoop
+/// (AfterLoopInvariants.md); nothing for any other mix, or for an operand
+/// read from device memory or a saved output.
+std::optional<Phase> combinedPhase(const UGraph &g,
+                                   llvm::ArrayRef<int32_t> operands);
 
 struct UGraph {
   Level level = Level::Kernel;

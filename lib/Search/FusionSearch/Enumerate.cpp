@@ -38,6 +38,7 @@ public:
       return;
     if (ops == 0) {
       seedFromReference(b);
+      seedEpilogue(b);
       flushCounters();
       return;
     }
@@ -93,7 +94,32 @@ private:
   /// The plain fusion: the reference's operators on the tiles, one `sum`
   /// accumulator per output. Valid whenever no operator reduces across a
   /// split; the verifier decides.
-  void seedFromReference(UGraph b) {
+  void seedFromReference(UGraph b) { seedReplay(std::move(b), false); }
+
+  /// The epilogue fusion (AfterLoopInvariants.md): the same, with each
+  /// product of tiles that change every iteration summed by an accumulator
+  /// right away, so that what the reference computes from it runs after the
+  /// loop, reading loop-invariant tiles (a bias) as they are. A matmul, a
+  /// bias add and GELU's eight operators are beyond the enumeration's
+  /// depth; this is one candidate. Tried where the loop has iterations to
+  /// sum and some operator reads a product (otherwise it is the plain
+  /// fusion).
+  void seedEpilogue(UGraph b) {
+    const UGraph &ref = probe.ref;
+    auto readsProduct = [&](const UOp &op) {
+      return llvm::any_of(op.operands, [&](int32_t v) {
+        int32_t d = ref.values[v].def;
+        return d >= 0 && ref.ops[d].kind == OpKind::Matmul;
+      });
+    };
+    if (b.forloopRange > 1 && llvm::any_of(ref.ops, readsProduct))
+      seedReplay(std::move(b), true);
+  }
+
+  /// The reference's operators replayed on the pattern's tiles, products
+  /// accumulated at once where `sumProducts`, the outputs still in the loop
+  /// accumulated at the end; the result checked as a candidate.
+  void seedReplay(UGraph b, bool sumProducts) {
     const UGraph &ref = probe.ref;
     std::vector<int32_t> map(ref.values.size(), -1);
     for (size_t i = 0; i < ref.inputs.size(); ++i)
@@ -103,16 +129,21 @@ private:
       for (int32_t o : op.operands)
         in.push_back(map[o]);
       int32_t r = b.addLike(op, in);
+      if (r >= 0 && sumProducts && op.kind == OpKind::Matmul &&
+          b.values[r].phase == Phase::InLoop && !b.values[r].loopInvariant)
+        r = b.addAccum(AccumKind::sum, r, -1, 0);
       if (r < 0)
         return;
       map[op.results[0]] = r;
     }
     llvm::SmallVector<int32_t, 4> outs;
     for (int32_t o : ref.outputs) {
-      int32_t a = b.addAccum(AccumKind::sum, map[o], -1, 0);
-      if (a < 0)
+      int32_t v = map[o];
+      if (b.values[v].phase == Phase::InLoop)
+        v = b.addAccum(AccumKind::sum, v, -1, 0);
+      if (v < 0)
         return;
-      outs.push_back(a);
+      outs.push_back(v);
     }
     ++localStates;
     checkCandidates(ctx, probe.ref, b, outs, omaps, patternIndex, nullptr,
@@ -282,8 +313,10 @@ private:
           y0 = std::max(y0, lo);
         for (int32_t y = y0; y < numValues; ++y) {
           // The builders reject operands of different phases (in-loop with
-          // after-loop); skip them without building.
-          if (usable(y) && !chainOnly(y) && b.values[y].phase == px)
+          // after-loop, unless the in-loop one is loop-invariant:
+          // AfterLoopInvariants.md); skip them without building.
+          if (usable(y) && !chainOnly(y) &&
+              (b.values[y].phase == px || combinedPhase(b, {x, y})))
             extend(last, m, x, y);
         }
       }
@@ -305,8 +338,11 @@ private:
     unsigned inLoopConsumed = (isSink(x) && b.values[x].phase == Phase::InLoop) +
                               (y >= 0 && y != x && isSink(y) &&
                                b.values[y].phase == Phase::InLoop);
-    bool resultInLoop = menu[m].kind != OpKind::Accum &&
-                        b.values[x].phase == Phase::InLoop;
+    int32_t operands[2] = {x, y};
+    std::optional<Phase> phase =
+        combinedPhase(b, llvm::ArrayRef<int32_t>(operands, y < 0 ? 1 : 2));
+    bool resultInLoop =
+        menu[m].kind != OpKind::Accum && (!phase || *phase == Phase::InLoop);
     return lastSinks.size() - consumed + 1 == probe.ref.outputs.size() &&
            inLoopConsumed == lastInLoop && !resultInLoop;
   }

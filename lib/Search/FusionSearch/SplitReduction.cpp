@@ -132,6 +132,13 @@ SplitPlan fusion::planSplit(const UGraph &b, const Pattern &pattern) {
                !isElementwise(op)) {
       plan.why = "an after-loop operator that is not element-wise";
       return plan;
+    } else if (blockStage(b, op) == BlockStage::AfterLoop &&
+               llvm::any_of(op.operands, [&](int32_t v) {
+                 return b.values[v].phase == Phase::InLoop;
+               })) {
+      // Kernel 2 has no iterator for it (AfterLoopInvariants.md).
+      plan.why = "an after-loop operator reading a loop-invariant tile";
+      return plan;
     }
   }
   if (plan.partials.empty()) {

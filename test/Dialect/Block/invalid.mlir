@@ -283,7 +283,7 @@ func.func @saver_of_in_loop_value(%x: tensor<8x64xf32>) {
 func.func @op_mixes_phases(%x: tensor<8x64xf32>) {
   %k = mirage_kernel.custom (%x) grid = [2, 1, 1] forloop = 1 : (tensor<8x64xf32>) -> tensor<8x64xf32> {
   ^bb0(%X: tensor<8x64xf32>):
-    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = -1 : tensor<8x64xf32> -> tensor<4x64xf32>
+    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = 1 : tensor<8x64xf32> -> tensor<4x64xf32>
     %a = mirage_block.accum sum %t : tensor<4x64xf32> -> tensor<4x64xf32>
     // expected-error @+1 {{mixes an after-loop value with an in-loop value; in-loop values reach after-loop code only through an accumulator}}
     %b = mirage_block.binary add %a, %t : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
@@ -298,7 +298,7 @@ func.func @op_mixes_phases(%x: tensor<8x64xf32>) {
 func.func @thread_graph_mixes_phases(%x: tensor<8x64xf32>) {
   %k = mirage_kernel.custom (%x) grid = [2, 1, 1] forloop = 1 : (tensor<8x64xf32>) -> tensor<8x64xf32> {
   ^bb0(%X: tensor<8x64xf32>):
-    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = -1 : tensor<8x64xf32> -> tensor<4x64xf32>
+    %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = 1 : tensor<8x64xf32> -> tensor<4x64xf32>
     %a = mirage_block.accum sum %t : tensor<4x64xf32> -> tensor<4x64xf32>
     // expected-error @+1 {{mixes an in-loop value with an after-loop value}}
     %b = mirage_block.thread_graph (%t, %a) : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32> {

@@ -21,8 +21,10 @@ def Block_Dialect : Dialect {
     Values are in one of two phases: *in-loop* (produced from iterator
     outputs, recomputed every iteration) and *after-loop* (produced from
     accumulator outputs, computed once). Every operator takes operands of a
-    single phase; accumulators take in-loop values and produce after-loop
-    values; savers take after-loop values.
+    single phase, except that after-loop operators may also read in-loop
+    tiles that are the same in every iteration (an `fmap = -1` tile, or an
+    operator's result over such tiles alone); accumulators take in-loop
+    values and produce after-loop values; savers take after-loop values.
 
     ```mlir
     %t = mirage_block.input_iterator %X imap = [0, -1, -1] fmap = 1

@@ -206,7 +206,8 @@ def Block_ThreadGraphOp : Block_Op<"thread_graph", [IsolatedFromAbove,
   let summary = "fused element-wise code that runs in registers";
   let description = [{
     A thread graph applies its body to every element of the broadcast shape
-    of its operands (all of one phase). The body's block arguments are scalars
+    of its operands (of one phase, or after-loop values with loop-invariant
+    tiles). The body's block arguments are scalars
     of the operands' element types; its `mirage_thread.yield` gives one scalar
     per result. Intermediate values never touch shared memory.
 

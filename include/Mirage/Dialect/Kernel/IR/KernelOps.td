@@ -156,7 +156,8 @@ def Kernel_CustomOp : Kernel_Op<"custom", [IsolatedFromAbove, SingleBlock,
     The verifier enforces the μGraph rules: tile shapes follow from
     imap/fmap/omap with exact divisibility; every path from an input to an
     output crosses exactly one iterator, one accumulator and one saver, with
-    in-loop and after-loop operators kept apart; savers write disjoint regions;
+    in-loop and after-loop operators kept apart (a path from a loop-invariant
+    `fmap = -1` tile may skip the accumulator); savers write disjoint regions;
     rank ≤ 4; at most 2^20 blocks and 65535 along an axis; and the tiles fit the shared memory of
     `target` (default "h100"; also "a100").
 
