@@ -80,10 +80,11 @@ TEST(FusionSearch, FindsFusedRmsNormMatmul) {
 }
 
 // AfterLoopInvariants.md: a linear layer with a bias and GELU (tanh form,
-// as torch-mlir writes GPT-2's) fuses with K walked by the for-loop: the
-// product is accumulated, and the bias add and GELU's eight operators run
-// after the loop on the accumulated tile and the bias's loop-invariant one
-// (the epilogue seed; the enumeration cannot reach ten operators).
+// as torch-mlir writes GPT-2's, at GPT-2's fc shapes) fuses with K walked by
+// the for-loop: the product is accumulated, and the bias add and GELU's
+// eight operators run after the loop on the accumulated tile and the bias's
+// loop-invariant one (the epilogue seed; the enumeration cannot reach ten
+// operators).
 TEST(FusionSearch, LinearBiasGeluFusesWithTheKLoop) {
   UGraph ref;
   int32_t x = ref.addInput({128, 768}, ElemType::F32);
@@ -108,24 +109,28 @@ TEST(FusionSearch, LinearBiasGeluFusesWithTheKLoop) {
   FusionSearchResult r = searchWithCostModel(ref, opts);
   ASSERT_TRUE(r.found) << r.message;
   EXPECT_LE(r.log2Bound, -64);
-  ASSERT_EQ(r.best.ops.size(), 1u);
-  const UGraph &b = r.best.bodies[r.best.ops[0].body];
-  EXPECT_GT(b.forloopRange, 1) << "K walked by the for-loop";
+  // One kernel walking K in its for-loop, or a split-K pair whose combine
+  // reloads the bias (SplitReduction.cpp): either way the bias tile is read
+  // after a loop, by the kernel that applies GELU.
+  ASSERT_GE(r.best.ops.size(), 1u);
+  ASSERT_LE(r.best.ops.size(), 2u);
+  const UGraph &first = r.best.bodies[r.best.ops[0].body];
+  EXPECT_TRUE(first.forloopRange > 1 || r.best.ops.size() == 2)
+      << "K walked by the for-loop or split";
+  const UGraph &b = r.best.bodies[r.best.ops.back().body];
   BlockSchedule sched = scheduleBlock(b);
   bool biasAfterLoop = false;
   for (size_t i = 0; i < b.ops.size(); ++i)
     if (sched.stage[i] == BlockStage::AfterLoop)
       for (int32_t v : b.ops[i].operands)
         biasAfterLoop |= b.values[v].loopInvariant;
-  std::string ops;
-  for (size_t i = 0; i < b.ops.size(); ++i)
-    ops += std::string(opKindName(b.ops[i].kind)) + "/" +
-           std::to_string(static_cast<int>(sched.stage[i])) + " ";
-  EXPECT_TRUE(biasAfterLoop) << "the bias tile read after the loop: " << ops;
-  std::printf("%.2f us vs %.2f us, grid [%lld,%lld,%lld] forloop %lld, %.2fs\n",
-              r.bestSeconds * 1e6, r.referenceSeconds * 1e6,
-              (long long)b.grid[0], (long long)b.grid[1], (long long)b.grid[2],
-              (long long)b.forloopRange, r.stats.seconds);
+  EXPECT_TRUE(biasAfterLoop) << "the bias tile read after the loop";
+  std::printf("%.2f us vs %.2f us, %zu kernel(s), first grid [%lld,%lld,%lld] "
+              "forloop %lld, %.2fs\n",
+              r.bestSeconds * 1e6, r.referenceSeconds * 1e6, r.best.ops.size(),
+              (long long)first.grid[0], (long long)first.grid[1],
+              (long long)first.grid[2], (long long)first.forloopRange,
+              r.stats.seconds);
 }
 
 // Only a graph cheaper than the reference can replace it, so a search whose

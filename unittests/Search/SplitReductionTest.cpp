@@ -141,6 +141,51 @@ TEST(SplitReduction, GqaPairStructure) {
   EXPECT_LE(vr.log2Bound, -64) << vr.message;
 }
 
+// AfterLoopInvariants.md: a bias added after the loop is a tile the same in
+// every iteration. The split pair's combine loads it itself (one more input,
+// its iterator replayed with fmap -1), and the split kernel, which does not
+// read it, no longer loads it.
+TEST(SplitReduction, CombineReloadsLoopInvariantTiles) {
+  UGraph ref;
+  int32_t x = ref.addInput({16, 256}, ElemType::F32);
+  int32_t w = ref.addInput({256, 64}, ElemType::F32);
+  int32_t bias = ref.addInput({1, 64}, ElemType::F32);
+  ref.markOutput(ref.addBinary(BinaryKind::add, ref.addMatmul(x, w), bias));
+  UGraph one(Level::Block);
+  one.grid = {4, 1, 1};
+  one.forloopRange = 4;
+  one.target = "h100";
+  int32_t bx = one.addInput({16, 256}, ElemType::F32);
+  int32_t bw = one.addInput({256, 64}, ElemType::F32);
+  int32_t bb = one.addInput({1, 64}, ElemType::F32);
+  int32_t xt = one.addInputIterator(bx, {-1, -1, -1}, 1);
+  int32_t wt = one.addInputIterator(bw, {1, -1, -1}, 0);
+  int32_t bt = one.addInputIterator(bb, {1, -1, -1}, -1);
+  int32_t acc = one.addAccum(AccumKind::sum, one.addMatmul(xt, wt), -1, 0);
+  int32_t y = one.addBinary(BinaryKind::add, acc, bt);
+  one.markOutput(one.addOutputSaver(y, {1, -1, -1}));
+  ASSERT_TRUE(one.error.empty()) << one.error;
+
+  SplitPlan plan = planSplit(one, Pattern{{0}, 1});
+  ASSERT_TRUE(plan.ok) << plan.why;
+  for (bool fold : {false, true}) {
+    UGraph pair;
+    ASSERT_TRUE(instantiateSplit(one, plan, ref, {4, 1, 1}, /*splits=*/4,
+                                 /*forloop=*/1, pair, fold));
+    ASSERT_EQ(pair.ops.size(), 2u);
+    const UGraph &k1 = body(pair, 0), &k2 = body(pair, 1);
+    unsigned k1Iterators = 0;
+    for (const UOp &op : k1.ops)
+      k1Iterators += op.kind == OpKind::InputIterator;
+    EXPECT_EQ(k1Iterators, 2u) << "x and w; the bias is kernel 2's";
+    ASSERT_EQ(k2.inputs.size(), 2u) << "the partials, then the bias";
+    EXPECT_EQ(pair.ops[1].operands[1], pair.inputs[2]);
+    VerificationResult vr = verifyAt64Bits(pair, ref);
+    EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
+    EXPECT_LE(vr.log2Bound, -64) << vr.message;
+  }
+}
+
 // With foldSplits the combine loads every split's partials in one
 // iteration and folds them by a strided reduce to one split's extent: the
 // same values as the for-loop over the splits (verified), in one round trip

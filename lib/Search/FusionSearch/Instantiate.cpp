@@ -274,7 +274,9 @@ double fusion::patternCostFloor(const Pattern &pat,
   if (!split)
     return least;
   // A split pair costs at least its split kernel, whose iterators are the
-  // pattern's with the for-loop's class also on the split axis, plus a
+  // pattern's with the for-loop's class also on the split axis (those the
+  // for-loop walks: the combine may load a loop-invariant tile instead,
+  // AfterLoopInvariants.md), plus a
   // combining kernel on the other axes that writes the outputs, or the
   // tail that runs it in the split kernel's launch (what it reads is not
   // counted: the partials' sizes depend on the graph, and a floor must
@@ -294,7 +296,8 @@ double fusion::patternCostFloor(const Pattern &pat,
                        b.grid[pat.gridClasses.size()] = splits;
                        b.forloopRange = loop;
                        if (!addPatternIterators(b, withSplit, classes,
-                                                reference))
+                                                reference,
+                                                /*loopWalkedOnly=*/true))
                          return;
                        // The combine on the pattern's grid, or spread
                        // over the split axis (widenedCombines): the least

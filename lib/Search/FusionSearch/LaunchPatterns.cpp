@@ -40,8 +40,8 @@ std::vector<Pattern> fusion::launchPatterns(const IndexClasses &ic,
 }
 
 bool fusion::addPatternIterators(UGraph &b, const Pattern &pattern,
-                                 const IndexClasses &classes,
-                                 const UGraph &ref) {
+                                 const IndexClasses &classes, const UGraph &ref,
+                                 bool loopWalkedOnly) {
   for (int32_t in : ref.inputs)
     b.addInput(ref.values[in].shape, ref.values[in].type);
   for (size_t i = 0; i < ref.inputs.size(); ++i) {
@@ -51,9 +51,13 @@ bool fusion::addPatternIterators(UGraph &b, const Pattern &pattern,
     int64_t fmap = pattern.loopClass >= 0
                        ? classes.dimIn(ref.inputs[i], pattern.loopClass)
                        : -1;
+    if (loopWalkedOnly && fmap < 0)
+      continue;
     if (b.addInputIterator(b.inputs[i], imap, fmap) < 0)
       return false;
   }
+  if (loopWalkedOnly)
+    return true;
   // Every active grid axis must split some input, or blocks would
   // duplicate each other's work.
   for (size_t a = 0; a < pattern.gridClasses.size(); ++a) {

@@ -132,13 +132,6 @@ SplitPlan fusion::planSplit(const UGraph &b, const Pattern &pattern) {
                !isElementwise(op)) {
       plan.why = "an after-loop operator that is not element-wise";
       return plan;
-    } else if (blockStage(b, op) == BlockStage::AfterLoop &&
-               llvm::any_of(op.operands, [&](int32_t v) {
-                 return b.values[v].phase == Phase::InLoop;
-               })) {
-      // Kernel 2 has no iterator for it (AfterLoopInvariants.md).
-      plan.why = "an after-loop operator reading a loop-invariant tile";
-      return plan;
     }
   }
   if (plan.partials.empty()) {
@@ -167,6 +160,36 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
                               int64_t splits, int64_t forloop, UGraph &out,
                               bool foldSplits) {
   const unsigned sa = plan.splitAxis;
+  // Loop-invariant tiles the after-loop part reads (a bias,
+  // AfterLoopInvariants.md): kernel 2 loads them itself, replaying their
+  // iterators (fmap -1) and the operators over them on the same inputs.
+  std::vector<bool> needed(fb.values.size(), false), reload(fb.ops.size());
+  for (const UOp &op : fb.ops)
+    if (!inLoopPart(fb, op))
+      for (int32_t v : op.operands)
+        if (fb.values[v].phase == Phase::InLoop)
+          needed[v] = true;
+  for (size_t i = fb.ops.size(); i-- > 0;) {
+    const UOp &op = fb.ops[i];
+    reload[i] = inLoopPart(fb, op) &&
+                llvm::any_of(op.results, [&](int32_t r) { return needed[r]; });
+    if (reload[i])
+      for (int32_t v : op.operands)
+        needed[v] = true;
+  }
+  // Kernel 1 keeps a reloaded op only where its own part reads it.
+  std::vector<bool> readInLoop(fb.values.size(), false), keep1(fb.ops.size());
+  for (size_t i = fb.ops.size(); i-- > 0;) {
+    const UOp &op = fb.ops[i];
+    keep1[i] = inLoopPart(fb, op) &&
+               (!reload[i] || llvm::any_of(op.results, [&](int32_t r) {
+                 return readInLoop[r];
+               }));
+    if (keep1[i])
+      for (int32_t v : op.operands)
+        readInLoop[v] = true;
+  }
+
   // Kernel 1: the loop part, the split axis added to every iterator that
   // walks the for-loop's class, one saver per accumulator.
   UGraph k1(Level::Block);
@@ -178,8 +201,9 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   for (size_t i = 0; i < fb.inputs.size(); ++i)
     map[fb.inputs[i]] = k1.addInput(ref.values[ref.inputs[i]].shape,
                                     ref.values[ref.inputs[i]].type);
-  for (const UOp &op : fb.ops) {
-    if (!inLoopPart(fb, op))
+  for (size_t i = 0; i < fb.ops.size(); ++i) {
+    const UOp &op = fb.ops[i];
+    if (!keep1[i])
       continue;
     UOp split = op;
     if (op.kind == OpKind::InputIterator)
@@ -232,6 +256,20 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
       return false;
     map2[p.accum] = acc;
   }
+  // The inputs of the reloaded tiles follow the partials.
+  llvm::SmallVector<size_t, 2> reloadedInputs;
+  for (size_t i = 0; i < fb.inputs.size(); ++i)
+    if (needed[fb.inputs[i]]) {
+      map2[fb.inputs[i]] = k2.addInput(ref.values[ref.inputs[i]].shape,
+                                       ref.values[ref.inputs[i]].type);
+      reloadedInputs.push_back(i);
+    }
+  for (size_t i = 0; i < fb.ops.size(); ++i) {
+    const UOp &op = fb.ops[i];
+    if (reload[i] &&
+        !replayOp(k2, op, map2, op.body >= 0 ? fb.bodies[op.body] : UGraph()))
+      return false;
+  }
   for (const UOp &op : fb.ops) {
     if (inLoopPart(fb, op))
       continue;
@@ -258,6 +296,8 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   llvm::SmallVector<int32_t, 4> partials;
   for (size_t i = 0; i < numPartials; ++i)
     partials.push_back(r1 + i);
+  for (size_t i : reloadedInputs)
+    partials.push_back(ins[i]);
   int32_t r2 = k.addCustom(partials, std::move(k2));
   if (r2 < 0)
     return false;

@@ -85,9 +85,13 @@ std::vector<size_t> enumerationGroups(const std::vector<Pattern> &patterns,
 /// Adds one input iterator per input of `ref` to the block graph `b`
 /// (whose grid and for-loop are set): imap and fmap are each input's dims
 /// in the pattern's classes. False if the pattern cannot be launched (a
-/// builder rejects a map, or a grid axis splits no input).
+/// builder rejects a map, or a grid axis splits no input). With
+/// `loopWalkedOnly`, only the inputs the for-loop walks get an iterator
+/// and no axis is checked: a split kernel's floor, whose loop-invariant
+/// tiles its combine may load instead (AfterLoopInvariants.md).
 bool addPatternIterators(UGraph &b, const Pattern &pattern,
-                         const IndexClasses &classes, const UGraph &ref);
+                         const IndexClasses &classes, const UGraph &ref,
+                         bool loopWalkedOnly = false);
 
 /// `b` (an empty block graph) set up for `pattern` at probe shapes: target,
 /// grid and for-loop of the probe extents, the pattern's iterators, and
