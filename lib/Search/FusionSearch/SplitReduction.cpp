@@ -72,6 +72,14 @@ reachedSaver(const UGraph &b, int32_t v,
   return std::nullopt;
 }
 
+/// Whether `op` of a found block graph belongs to kernel 1 (iterators,
+/// in-loop operators, accumulators) rather than kernel 2 (after-loop
+/// operators, savers). An accumulator's finish runs after the loop too,
+/// but only sum-like accumulators are split, whose finish is the identity.
+static bool inLoopPart(const UGraph &b, const UOp &op) {
+  return runsInLoop(blockStage(b, op));
+}
+
 SplitPlan fusion::planSplit(const UGraph &b, const Pattern &pattern) {
   SplitPlan plan;
   if (pattern.loopClass < 0) {
@@ -138,16 +146,34 @@ SplitPlan fusion::planSplit(const UGraph &b, const Pattern &pattern) {
     plan.why = "no accumulator";
     return plan;
   }
+  // Loop-invariant tiles the after-loop part reads (AfterLoopInvariants.md):
+  // kernel 2 loads them itself, replaying their iterators (fmap -1) and the
+  // operators over them on the same inputs.
+  auto loopPart = [&](size_t i) { return inLoopPart(b, b.ops[i]); };
+  std::vector<bool> needed(b.values.size(), false);
+  for (const UOp &op : b.ops)
+    if (!inLoopPart(b, op))
+      for (int32_t v : op.operands)
+        if (b.values[v].phase == Phase::InLoop)
+          needed[v] = true;
+  plan.reloadedOps = backwardCone(b, needed, loopPart);
+  for (size_t i = 0; i < b.inputs.size(); ++i)
+    if (needed[b.inputs[i]])
+      plan.reloadedInputs.push_back(i);
+  // Kernel 1 keeps a reloaded op only where its own part reads it.
+  std::vector<bool> readByKernel1(b.values.size(), false);
+  for (size_t i = 0; i < b.ops.size(); ++i)
+    if (inLoopPart(b, b.ops[i]) && !plan.reloadedOps[i])
+      for (int32_t v : b.ops[i].operands)
+        readByKernel1[v] = true;
+  std::vector<bool> reread = backwardCone(
+      b, readByKernel1, [&](size_t i) { return plan.reloadedOps[i]; });
+  plan.kernel1Ops.resize(b.ops.size());
+  for (size_t i = 0; i < b.ops.size(); ++i)
+    plan.kernel1Ops[i] =
+        inLoopPart(b, b.ops[i]) && (!plan.reloadedOps[i] || reread[i]);
   plan.ok = true;
   return plan;
-}
-
-/// Whether `op` of a found block graph belongs to kernel 1 (iterators,
-/// in-loop operators, accumulators) rather than kernel 2 (after-loop
-/// operators, savers). An accumulator's finish runs after the loop too,
-/// but only sum-like accumulators are split, whose finish is the identity.
-static bool inLoopPart(const UGraph &b, const UOp &op) {
-  return runsInLoop(blockStage(b, op));
 }
 
 static bool fitsTarget(const UGraph &block) {
@@ -160,35 +186,6 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
                               int64_t splits, int64_t forloop, UGraph &out,
                               bool foldSplits) {
   const unsigned sa = plan.splitAxis;
-  // Loop-invariant tiles the after-loop part reads (a bias,
-  // AfterLoopInvariants.md): kernel 2 loads them itself, replaying their
-  // iterators (fmap -1) and the operators over them on the same inputs.
-  std::vector<bool> needed(fb.values.size(), false), reload(fb.ops.size());
-  for (const UOp &op : fb.ops)
-    if (!inLoopPart(fb, op))
-      for (int32_t v : op.operands)
-        if (fb.values[v].phase == Phase::InLoop)
-          needed[v] = true;
-  for (size_t i = fb.ops.size(); i-- > 0;) {
-    const UOp &op = fb.ops[i];
-    reload[i] = inLoopPart(fb, op) &&
-                llvm::any_of(op.results, [&](int32_t r) { return needed[r]; });
-    if (reload[i])
-      for (int32_t v : op.operands)
-        needed[v] = true;
-  }
-  // Kernel 1 keeps a reloaded op only where its own part reads it.
-  std::vector<bool> readInLoop(fb.values.size(), false), keep1(fb.ops.size());
-  for (size_t i = fb.ops.size(); i-- > 0;) {
-    const UOp &op = fb.ops[i];
-    keep1[i] = inLoopPart(fb, op) &&
-               (!reload[i] || llvm::any_of(op.results, [&](int32_t r) {
-                 return readInLoop[r];
-               }));
-    if (keep1[i])
-      for (int32_t v : op.operands)
-        readInLoop[v] = true;
-  }
 
   // Kernel 1: the loop part, the split axis added to every iterator that
   // walks the for-loop's class, one saver per accumulator.
@@ -203,7 +200,7 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
                                     ref.values[ref.inputs[i]].type);
   for (size_t i = 0; i < fb.ops.size(); ++i) {
     const UOp &op = fb.ops[i];
-    if (!keep1[i])
+    if (!plan.kernel1Ops[i])
       continue;
     UOp split = op;
     if (op.kind == OpKind::InputIterator)
@@ -257,16 +254,12 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
     map2[p.accum] = acc;
   }
   // The inputs of the reloaded tiles follow the partials.
-  llvm::SmallVector<size_t, 2> reloadedInputs;
-  for (size_t i = 0; i < fb.inputs.size(); ++i)
-    if (needed[fb.inputs[i]]) {
-      map2[fb.inputs[i]] = k2.addInput(ref.values[ref.inputs[i]].shape,
-                                       ref.values[ref.inputs[i]].type);
-      reloadedInputs.push_back(i);
-    }
+  for (size_t i : plan.reloadedInputs)
+    map2[fb.inputs[i]] = k2.addInput(ref.values[ref.inputs[i]].shape,
+                                     ref.values[ref.inputs[i]].type);
   for (size_t i = 0; i < fb.ops.size(); ++i) {
     const UOp &op = fb.ops[i];
-    if (reload[i] &&
+    if (plan.reloadedOps[i] &&
         !replayOp(k2, op, map2, op.body >= 0 ? fb.bodies[op.body] : UGraph()))
       return false;
   }
@@ -296,7 +289,7 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   llvm::SmallVector<int32_t, 4> partials;
   for (size_t i = 0; i < numPartials; ++i)
     partials.push_back(r1 + i);
-  for (size_t i : reloadedInputs)
+  for (size_t i : plan.reloadedInputs)
     partials.push_back(ins[i]);
   int32_t r2 = k.addCustom(partials, std::move(k2));
   if (r2 < 0)

@@ -204,14 +204,8 @@ UGraph scoresGraph(const UGraph &ref, int32_t maxValue,
   int32_t x = ref.ops[ref.values[maxValue].def].operands[0];
   std::vector<bool> needed(ref.values.size(), false);
   needed[x] = true;
-  for (size_t i = ref.ops.size(); i-- > 0;) {
-    bool any = false;
-    for (int32_t r : ref.ops[i].results)
-      any |= needed[r];
-    if (any)
-      for (int32_t o : ref.ops[i].operands)
-        needed[o] = true;
-  }
+  std::vector<bool> taken =
+      backwardCone(ref, needed, [](size_t) { return true; });
   UGraph g(Level::Kernel);
   std::vector<int32_t> map(ref.values.size(), -1);
   inputs.clear();
@@ -221,12 +215,10 @@ UGraph scoresGraph(const UGraph &ref, int32_t maxValue,
                                       ref.values[ref.inputs[i]].type);
       inputs.push_back(i);
     }
-  for (const UOp &op : ref.ops) {
-    bool any = false;
-    for (int32_t r : op.results)
-      any |= needed[r];
-    if (any && !replayOp(g, op, map,
-                         op.body >= 0 ? ref.bodies[op.body] : UGraph()))
+  for (size_t i = 0; i < ref.ops.size(); ++i) {
+    const UOp &op = ref.ops[i];
+    if (taken[i] &&
+        !replayOp(g, op, map, op.body >= 0 ? ref.bodies[op.body] : UGraph()))
       return UGraph(Level::Kernel);
   }
   if (map[x] >= 0)
@@ -373,7 +365,8 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
                                                const ShiftFree &shift,
                                                bool online) {
   // The pair as instantiateSplit builds it: custom 1 over the inputs, then
-  // custom 2 over custom 1's results.
+  // custom 2 over custom 1's results (and the inputs of any tiles it
+  // reloads).
   if (pair.ops.size() != 2 || pair.ops[0].kind != OpKind::Custom ||
       pair.ops[1].kind != OpKind::Custom)
     return std::nullopt;

@@ -384,6 +384,16 @@ struct SplitPlan {
   };
   std::vector<Partial> partials;
   unsigned splitAxis = 0; // the grid axis kernel 1 adds
+  /// Per op of the found graph: kernel 1 replays it (its loop part, less
+  /// the reloaded ops only kernel 2 reads).
+  std::vector<bool> kernel1Ops;
+  /// Per op: an op of the loop part that kernel 2 replays too, because its
+  /// after-loop part reads the loop-invariant tile it computes (a bias;
+  /// AfterLoopInvariants.md).
+  std::vector<bool> reloadedOps;
+  /// The found graph's inputs those replays read, in order: kernel 2's
+  /// inputs after the partials.
+  std::vector<size_t> reloadedInputs;
   bool ok = false;
   std::string why;        // if not ok
 };
