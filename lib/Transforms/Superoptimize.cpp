@@ -195,7 +195,14 @@ struct SuperoptimizePass
       std::string name = graph.getSymName()->str();
       Location loc = graph.getLoc();
       uint64_t kernels = reports.back().kernelsInInput;
+      // At its matmul chains first; a piece of one chain, before its
+      // matmuls (a normalisation prologue apart from the product).
+      StringRef how = "at its matmul chains";
       SmallVector<kernel::GraphOp> pieces = splitAtMatmulChains(graph);
+      if (pieces.size() < 2) {
+        how = "before its matmuls";
+        pieces = splitMatmulPrologues(graph);
+      }
       if (pieces.size() < 2)
         continue;
       // The pieces are reported instead of the whole.
@@ -207,9 +214,9 @@ struct SuperoptimizePass
       }
       mlir::emitRemark(loc) << "graph '" << name << "' (" << kernels
                             << " kernels) has no fused kernel as a whole: "
-                               "split at its matmul chains into "
-                            << pieces.size() << " graphs (" << names
-                            << "), each searched";
+                               "split "
+                            << how << " into " << pieces.size() << " graphs ("
+                            << names << "), each searched";
       work.insert(work.begin(), pieces.begin(), pieces.end());
     }
     if (!reports.empty())

@@ -103,7 +103,12 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     into graphs `<name>_part<k>` in program order (no path of a piece
     crosses two matmuls), each searched in turn; a remark says so, and the
     totals count the pieces instead of the whole (docs/Rationale/
-    FusionSearch.md, "Graphs too large for one kernel").
+    FusionSearch.md, "Graphs too large for one kernel"). A graph of one
+    chain the search does not improve is split before its matmuls instead:
+    a matmul reading a value computed in the graph (a LayerNorm's output)
+    starts the next piece with its bias and activation, so the
+    normalisation and the product are searched apart (FusionSearch.md,
+    "Prologues cut off before a matmul").
 
     Time: `time-budget` bounds the search (enumeration, probe checks and
     ranking). It does not bound the import, the cost model, or the final

@@ -4,7 +4,10 @@
 // crossed an exp in the current part starts a new part; with `strict`, each
 // non-LAX op gets a part of its own and its users start the next one. Parts
 // never decrease along def-use edges, so each part is convex and becomes a
-// graph of its own, in order, chained through results.
+// graph of its own, in order, chained through results. The same splitting
+// serves the search's cuts of graphs it found no kernel for: at matmul chains
+// (a matmul is counted like an exp) and before matmuls (a matmul reading a
+// value computed in its part starts the next one).
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Dialect/Kernel/Transforms/LaxPartition.h"
@@ -149,6 +152,27 @@ int assignParts(mk::GraphOp g, bool strict,
   return maxPart + 1;
 }
 
+/// Part assignment before matmuls: every op goes to the latest part it
+/// reads, and a matmul reading a value computed in that part goes to the
+/// next one.
+int assignProloguesParts(mk::GraphOp g, DenseMap<Operation *, int> &part) {
+  int maxPart = 0;
+  for (Operation &op : g.getBody().front().without_terminator()) {
+    int p = 0;
+    for (Value v : op.getOperands())
+      if (Operation *d = v.getDefiningOp())
+        p = std::max(p, part.lookup(d));
+    if (isa<mk::MatmulOp>(op) && llvm::any_of(op.getOperands(), [&](Value v) {
+          Operation *d = v.getDefiningOp();
+          return d && part.lookup(d) == p;
+        }))
+      ++p;
+    part[&op] = p;
+    maxPart = std::max(maxPart, p);
+  }
+  return maxPart + 1;
+}
+
 /// Lists the non-LAX ops of `g` in `mirage.non_lax` (nothing when none).
 void tagNonLax(mk::GraphOp g) {
   SmallVector<Attribute> nonLax;
@@ -171,11 +195,10 @@ void tagNonLax(mk::GraphOp g) {
     g->setAttr("mirage.non_lax", ArrayAttr::get(g->getContext(), nonLax));
 }
 
-/// `g` split by assignParts, every piece tagged (`g` itself when whole).
-SmallVector<mk::GraphOp> partition(mk::GraphOp g, bool strict,
-                                   llvm::function_ref<bool(Operation *)> counted) {
-  DenseMap<Operation *, int> part;
-  int n = assignParts(g, strict, counted, part);
+/// `g` split by `part` (numbering `n` parts), every piece tagged (`g`
+/// itself when whole).
+SmallVector<mk::GraphOp> splitAndTag(mk::GraphOp g,
+                                     DenseMap<Operation *, int> &part, int n) {
   SmallVector<mk::GraphOp> pieces{g};
   if (n > 1)
     pieces = splitGraph(g, part, n);
@@ -184,7 +207,22 @@ SmallVector<mk::GraphOp> partition(mk::GraphOp g, bool strict,
   return pieces;
 }
 
+/// `g` split by assignParts.
+SmallVector<mk::GraphOp>
+partition(mk::GraphOp g, bool strict,
+          llvm::function_ref<bool(Operation *)> counted) {
+  DenseMap<Operation *, int> part;
+  int n = assignParts(g, strict, counted, part);
+  return splitAndTag(g, part, n);
+}
+
 } // namespace
+
+SmallVector<mk::GraphOp> mirage::splitMatmulPrologues(mk::GraphOp g) {
+  DenseMap<Operation *, int> part;
+  int n = assignProloguesParts(g, part);
+  return splitAndTag(g, part, n);
+}
 
 SmallVector<mk::GraphOp> mirage::splitAtMatmulChains(mk::GraphOp g) {
   return partition(g, /*strict=*/false,

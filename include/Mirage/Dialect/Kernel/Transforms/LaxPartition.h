@@ -39,6 +39,15 @@ llvm::SmallVector<kernel::GraphOp> partitionLax(kernel::GraphOp g,
 /// like partitionLax's. Returns just `g` when no split is needed.
 llvm::SmallVector<kernel::GraphOp> splitAtMatmulChains(kernel::GraphOp g);
 
+/// Splits `g` before its matmuls: a matmul reading a value computed in its
+/// piece (a LayerNorm's output) starts the next piece, with what follows
+/// it; matmuls reading the same piece share the next one. For a piece the
+/// search found no kernel for (docs/Rationale/FusionSearch.md, "Prologues
+/// cut off before a matmul"). `g` is erased and its uses rewired when it is
+/// split; the pieces are unnamed, in program order, and tagged like
+/// partitionLax's. Returns just `g` when no matmul reads a computed value.
+llvm::SmallVector<kernel::GraphOp> splitMatmulPrologues(kernel::GraphOp g);
+
 } // namespace mirage
 
 #endif // MIRAGE_DIALECT_KERNEL_TRANSFORMS_LAXPARTITION_H
