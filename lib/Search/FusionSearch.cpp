@@ -180,10 +180,10 @@ FusionSearchResult searchOnce(const UGraph &reference,
     const int rowClass =
         shift ? softmaxRowClass(target, probe.classes, shift->rowDim) : -1;
     for (size_t i = 0; i < patterns.size(); ++i)
-      floors[i] = patternCostFloor(patterns[i], probe.classes, target,
-                                   opts.costFloor, opts.splitKernels, prefix,
-                                   opts.onlineSoftmax, rowClass,
-                                   opts.tailCombineFloor);
+      floors[i] = patternCostFloor(
+          patterns[i], probe.classes, target, opts.costFloor, opts.splitKernels,
+          prefix, opts.onlineSoftmax, rowClass, opts.tailCombineFloor,
+          opts.firstLaunchFloor);
   }
   // Patterns in ascending order of floor (stable: index order on ties), the
   // order in which every round visits them.

@@ -435,11 +435,9 @@ double mirage::trafficFloorSeconds(const UGraph &block, double savedBytes,
       1, residentBlocksPerSM(sharedLayoutBytes(tileBytes, target, dynamic),
                              kPlanThreadsPerBlock, target));
   est.finish(k, lp); // no FLOPs, no serial chains: memory time plus launch
-  // The least launch a kernel pays anywhere in a graph: a chained one after
-  // the first (estimateCost), so that the floor of every kernel of a graph
-  // stays below its share of the graph's estimate.
-  return k.seconds - k.launchSeconds +
-         std::min(target.launchSeconds, target.chainedLaunchSeconds);
+  // The least launch, so that the floor of every kernel of a graph stays
+  // below its share of the graph's estimate.
+  return k.seconds - k.launchSeconds + leastLaunchSeconds(target);
 }
 
 GraphCost mirage::estimateCost(const UGraph &g, llvm::StringRef targetName) {

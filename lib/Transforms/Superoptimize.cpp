@@ -471,6 +471,7 @@ struct SuperoptimizePass
           return trafficFloorSeconds(block, savedBytes, info);
         };
         opts.tailCombineFloor = tailCombineFloorSeconds(info);
+        opts.firstLaunchFloor = firstLaunchFloorSeconds(info);
       }
       if (progress) {
         opts.progressAfterSeconds = progressAfter;

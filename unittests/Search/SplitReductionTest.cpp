@@ -413,6 +413,20 @@ TEST(SplitReduction, RowMaxPrefixSparesOnlySplitsOfTheSoftmaxRow) {
   EXPECT_EQ(patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix,
                              /*online=*/true, keys),
             11.0);
+  // A graph's first launch costs more than a chained one: the custom
+  // kernel pays it where no row-max kernel launches before it (the prefix
+  // has it otherwise), in either form.
+  const double first = 0.5;
+  EXPECT_EQ(patternCostFloor(overKeys, ic, sf->ref, unit, true, prefix, false,
+                             keys, /*tailFloor=*/0, first),
+            1.5);
+  EXPECT_EQ(patternCostFloor(overHeadDim, ic, sf->ref, unit, true, prefix,
+                             false, keys, /*tailFloor=*/0, first),
+            11.0);
+  EXPECT_EQ(patternCostFloor(overHeadDim, ic, sf->ref, unit, false,
+                             /*rowMaxPrefix=*/0, false, keys,
+                             /*tailFloor=*/0, first),
+            1.5);
 }
 
 // With online softmax (OnlineSoftmax.md) a split kernel that loops over its

@@ -133,6 +133,12 @@ struct FusionSearchOptions {
   /// least the counter's DRAM round trip); the pair's floor takes the
   /// lesser of this and the combine's own launch. 0 is sound everywhere.
   double tailCombineFloor = 0;
+  /// What a graph's first kernel pays for its launch beyond what costFloor
+  /// counts for any kernel (the target's launch less its chained launch:
+  /// costFloor counts the lesser, which a kernel after the first pays). An
+  /// instance's first kernel is its custom kernel unless row-max kernels
+  /// come before it. 0 is sound everywhere.
+  double firstLaunchFloor = 0;
   /// The bound's relative optimality gap, in [0, 1): a pattern is skipped
   /// once its floor is at least (1 - costGap) times the best graph so far,
   /// so the answer costs at most 1/(1 - costGap) times the cheapest graph

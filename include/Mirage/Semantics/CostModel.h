@@ -21,6 +21,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,18 @@ KernelCost estimateKernel(const UGraph &block, const KernelPlan &plan,
 /// skips launch patterns whose floor cannot beat its best graph so far.
 double trafficFloorSeconds(const UGraph &block, double savedBytes,
                            const TargetInfo &target);
+
+/// The least launch a kernel pays anywhere in a graph: a chained one after
+/// the first (estimateCost), the launch trafficFloorSeconds counts.
+inline double leastLaunchSeconds(const TargetInfo &target) {
+  return std::min(target.launchSeconds, target.chainedLaunchSeconds);
+}
+
+/// What a graph's first kernel pays for its launch beyond
+/// leastLaunchSeconds: its launch is never chained.
+inline double firstLaunchFloorSeconds(const TargetInfo &target) {
+  return target.launchSeconds - leastLaunchSeconds(target);
+}
 
 /// Kernels that move at least this many DRAM bytes should fill the machine
 /// (kernel-roofline.md, target 2).

@@ -248,12 +248,11 @@ void fusion::forEachSplitLaunch(
   });
 }
 
-double fusion::patternCostFloor(const Pattern &pat,
-                                const IndexClasses &classes,
+double fusion::patternCostFloor(const Pattern &pat, const IndexClasses &classes,
                                 const UGraph &reference,
                                 const CostFloorFn &floor, bool split,
-                                double rowMaxPrefix, bool online,
-                                int rowClass, double tailFloor) {
+                                double rowMaxPrefix, bool online, int rowClass,
+                                double tailFloor, double firstLaunch) {
   double saved = 0;
   for (int32_t o : reference.outputs)
     saved += double(numElements(reference.values[o].shape)) *
@@ -267,9 +266,12 @@ double fusion::patternCostFloor(const Pattern &pat,
     // online-softmax form (onlineSoftmax), which has no row-max kernels.
     const bool onlineForm = online && loop > 1 &&
                             (rowClass < 0 || pat.loopClass == rowClass);
+    // The row-max kernels, when they run, launch first (their cost has the
+    // graph's first launch); otherwise this kernel does.
+    const double before = onlineForm ? 0 : rowMaxPrefix;
     if (addPatternIterators(b, pat, classes, reference))
-      least = std::min(least,
-                       (onlineForm ? 0 : rowMaxPrefix) + floor(b, saved));
+      least = std::min(least, before + floor(b, saved) +
+                                  (before > 0 ? 0 : firstLaunch));
   });
   if (!split)
     return least;
@@ -319,9 +321,10 @@ double fusion::patternCostFloor(const Pattern &pat,
                        bool flashDecoding =
                            (loop == 1 || online) &&
                            (rowClass < 0 || pat.loopClass == rowClass);
-                       least = std::min(least, flashDecoding
-                                                   ? pair
-                                                   : rowMaxPrefix + pair);
+                       const double before = flashDecoding ? 0 : rowMaxPrefix;
+                       least =
+                           std::min(least, before + pair +
+                                               (before > 0 ? 0 : firstLaunch));
                      });
   return least;
 }

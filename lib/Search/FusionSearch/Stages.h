@@ -492,12 +492,15 @@ void forEachSplitLaunch(
 /// exist only where the for-loop (or split) walks `rowClass`, the class of
 /// the softmax row the max reduces (-1: any class).
 /// A split pair's combine costs at least the lesser of its own launch's
-/// floor and `tailFloor` (FusionSearchOptions::tailCombineFloor).
+/// floor and `tailFloor` (FusionSearchOptions::tailCombineFloor). An
+/// instance's first kernel, the custom kernel where no row-max kernels come
+/// before it, pays `firstLaunch` more (FusionSearchOptions::
+/// firstLaunchFloor).
 double patternCostFloor(const Pattern &pattern, const IndexClasses &classes,
                         const UGraph &reference, const CostFloorFn &floor,
                         bool split, double rowMaxPrefix = 0,
                         bool online = false, int rowClass = -1,
-                        double tailFloor = 0);
+                        double tailFloor = 0, double firstLaunch = 0);
 
 //===--- Progress.cpp -----------------------------------------------------===//
 
