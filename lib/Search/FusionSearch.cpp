@@ -104,6 +104,8 @@ struct SearchMode {
   bool verifyAnswer = true;
   /// Search a stabilized softmax's scores first and build on their winner.
   bool fuseScores = true;
+  /// The least optimality gap of this pass's bound (the options' if larger).
+  double minCostGap = 0;
 };
 
 /// What the driver needs to know of one pass besides its result.
@@ -139,7 +141,9 @@ FusionSearchResult searchOnce(const UGraph &reference,
       PassOutcome inner;
       FusionSearchResult s = searchOnce(
           scores, opts, cost, pruneFactory,
-          SearchMode{/*verifyAnswer=*/false, /*fuseScores=*/false}, inner);
+          SearchMode{/*verifyAnswer=*/false, /*fuseScores=*/false,
+                     /*minCostGap=*/opts.costGap > 0 ? opts.scoresCostGap : 0},
+          inner);
       scoresStats = s.stats;
       if (s.found && s.bestSeconds < cost(scores).seconds) {
         scores = std::move(s.best);
@@ -197,7 +201,8 @@ FusionSearchResult searchOnce(const UGraph &reference,
   std::vector<InstanceCounts> instancesPerPattern(patterns.size());
   std::optional<size_t> best; // index of the cheapest in `ranked`
   auto bounded = [&](size_t i) {
-    return best && cannotBeat(floors[i], i, ranked[*best], opts.costGap);
+    return best && cannotBeat(floors[i], i, ranked[*best],
+                              std::max(opts.costGap, mode.minCostGap));
   };
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(opts.threads));
   std::vector<std::vector<Instance>> fresh(patterns.size());

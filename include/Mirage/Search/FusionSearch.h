@@ -144,6 +144,11 @@ struct FusionSearchOptions {
   /// so the answer costs at most 1/(1 - costGap) times the cheapest graph
   /// of the space. 0: the exact bound.
   double costGap = defaults::kCostGap;
+  /// The gap of a stabilized softmax's scores search, whose answer is only
+  /// priced as the row-max kernels' input (StableSoftmax.md, "The scores'
+  /// gap"): the larger of this and costGap, unless costGap is 0 (an exact
+  /// search is exact throughout).
+  double scoresCostGap = defaults::kScoresCostGap;
   /// Launch patterns may put classes the reference reduces over on the
   /// grid (ablation only: no such pattern has a one-kernel candidate).
   bool splitReducedClasses = defaults::kSplitReducedClasses;

@@ -71,6 +71,12 @@ inline constexpr bool kCostBound = true;
 /// most 1/(1 - kCostGap) times the cheapest graph of the space
 /// (docs/Rationale/FusionSearch.md, "An optimality gap").
 inline constexpr double kCostGap = 0.03;
+/// The gap of a stabilized softmax's scores search (StableSoftmax.md,
+/// "The scores' gap"): its answer is never emitted alone, only priced as
+/// the row-max kernels' input, so it may cost up to 1/(1 - gap) times the
+/// cheapest scores kernel. Not applied when the search is asked to be
+/// exact (a cost gap of 0).
+inline constexpr double kScoresCostGap = 0.2;
 /// Launch patterns that split a reduced class (ablation only).
 inline constexpr bool kSplitReducedClasses = false;
 /// Also rank split-K/split-KV kernel pairs built from the found block graphs

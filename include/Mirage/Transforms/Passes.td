@@ -204,7 +204,9 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
            "the cost bound's relative optimality gap in [0, 1): a pattern is "
            "skipped once its floor is within this fraction of the best graph "
            "so far, so the answer costs at most 1/(1 - gap) times the "
-           "cheapest graph of the search space (0: exact)">,
+           "cheapest graph of the search space (0: exact); a stabilized "
+           "softmax's scores, searched first, take a gap of at least 0.2 "
+           "unless it is 0 (docs/Rationale/StableSoftmax.md)">,
     Option<"splitReducedClasses", "split-reduced-classes", "bool",
            "::mirage::search::defaults::kSplitReducedClasses",
            "also try launch patterns whose grid splits an index class the "
