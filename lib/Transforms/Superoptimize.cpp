@@ -33,7 +33,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <deque>
 #include <cmath>
 
 namespace mirage {
@@ -173,52 +172,10 @@ struct SuperoptimizePass
         graphs.push_back(g);
     });
     std::vector<SearchReport> reports;
-    unsigned unnamed = 0;
-    // A worklist: a graph with no fused kernel as a whole is replaced by its
-    // pieces, searched next (FusionSearch.md, "Graphs too large for one
-    // kernel").
-    std::deque<kernel::GraphOp> work(graphs.begin(), graphs.end());
-    while (!work.empty()) {
-      kernel::GraphOp graph = work.front();
-      work.pop_front();
-      if (!graph.getSymName()) {
-        std::string name;
-        do
-          name = "graph" + std::to_string(unnamed++);
-        while (!takenNames.insert(name).second);
-        graph.setSymName(name);
-      }
-      if (failed(optimize(graph, cache, reports)))
+    unnamed = 0;
+    for (kernel::GraphOp graph : graphs)
+      if (failed(searchOrSplit(graph, cache, reports)))
         return signalPassFailure();
-      if (reports.back().improved() || reports.back().moduleBudgetSpent)
-        continue;
-      std::string name = graph.getSymName()->str();
-      Location loc = graph.getLoc();
-      uint64_t kernels = reports.back().kernelsInInput;
-      // At its matmul chains first; a piece of one chain, before its
-      // matmuls (a normalisation prologue apart from the product).
-      StringRef how = "at its matmul chains";
-      SmallVector<kernel::GraphOp> pieces = splitAtMatmulChains(graph);
-      if (pieces.size() < 2) {
-        how = "before its matmuls";
-        pieces = splitMatmulPrologues(graph);
-      }
-      if (pieces.size() < 2)
-        continue;
-      // The pieces are reported instead of the whole.
-      reports.pop_back();
-      std::string names;
-      for (auto [i, piece] : llvm::enumerate(pieces)) {
-        piece.setSymName(freshGraphName(name + "_part" + std::to_string(i)));
-        names += (i ? ", " : "") + piece.getSymName()->str();
-      }
-      mlir::emitRemark(loc) << "graph '" << name << "' (" << kernels
-                            << " kernels) has no fused kernel as a whole: "
-                               "split "
-                            << how << " into " << pieces.size() << " graphs ("
-                            << names << "), each searched";
-      work.insert(work.begin(), pieces.begin(), pieces.end());
-    }
     if (!reports.empty())
       emitModuleSummary(module, reports);
     if (!reportPath.empty()) {
@@ -231,6 +188,103 @@ struct SuperoptimizePass
       }
       os << reportsToJSON(reports) << "\n";
     }
+  }
+
+  /// Searches `graph`. A graph the search does not improve is split (at
+  /// its matmul chains, or a graph of one chain before its matmuls) and
+  /// each piece searched the same way (FusionSearch.md, "Graphs too large
+  /// for one kernel", "Prologues cut off before a matmul"). The pieces stay
+  /// only if their estimates sum below the graph's own: each pays a graph's
+  /// first launch, so pieces that gain less than that cost more in all, and
+  /// the graph is put back. The pieces' reports replace the graph's when
+  /// they stay. Returns the estimate (us) of what the graph became.
+  FailureOr<double> searchOrSplit(kernel::GraphOp graph, ResultCache &cache,
+                                  std::vector<SearchReport> &reports) {
+    if (!graph.getSymName()) {
+      std::string name;
+      do
+        name = "graph" + std::to_string(unnamed++);
+      while (!takenNames.insert(name).second);
+      graph.setSymName(name);
+    }
+    if (failed(optimize(graph, cache, reports)))
+      return failure();
+    const SearchReport &report = reports.back();
+    if (report.improved() || report.moduleBudgetSpent)
+      return report.bestCostUs;
+    const double wholeUs = report.inputCostUs;
+    std::string name = graph.getSymName()->str();
+    Location loc = graph.getLoc();
+    uint64_t kernels = report.kernelsInInput;
+    // What the pieces go between, and the graph's uses, to put it back.
+    Operation *next = graph->getNextNode();
+    OpBuilder b(graph);
+    auto kept = cast<kernel::GraphOp>(b.clone(*graph.getOperation()));
+    SmallVector<SmallVector<OpOperand *>> uses(graph->getNumResults());
+    for (auto [i, r] : llvm::enumerate(graph->getResults()))
+      for (OpOperand &u : r.getUses())
+        uses[i].push_back(&u);
+    StringRef how = "at its matmul chains";
+    SmallVector<kernel::GraphOp> pieces = splitAtMatmulChains(graph);
+    if (pieces.size() < 2) {
+      how = "before its matmuls";
+      pieces = splitMatmulPrologues(graph);
+    }
+    if (pieces.size() < 2) {
+      kept.erase();
+      return wholeUs;
+    }
+    SearchReport whole = std::move(reports.back());
+    reports.pop_back();
+    const size_t firstPieceReport = reports.size();
+    std::string names;
+    for (auto [i, piece] : llvm::enumerate(pieces)) {
+      piece.setSymName(freshGraphName(name + "_part" + std::to_string(i)));
+      names += (i ? ", " : "") + piece.getSymName()->str();
+    }
+    mlir::emitRemark(loc) << "graph '" << name << "' (" << kernels
+                          << " kernels) has no fused kernel as a whole: "
+                             "split "
+                          << how << " into " << pieces.size() << " graphs ("
+                          << names << "), each searched";
+    double piecesUs = 0;
+    for (kernel::GraphOp piece : pieces) {
+      FailureOr<double> us = searchOrSplit(piece, cache, reports);
+      if (failed(us))
+        return failure();
+      piecesUs += *us;
+    }
+    if (piecesUs < wholeUs) {
+      kept.erase();
+      return piecesUs;
+    }
+    // Put the graph back: its uses, then the pieces and every graph made
+    // for them (all between the graph's place and `next`), users first.
+    for (auto [i, list] : llvm::enumerate(uses))
+      for (OpOperand *u : list)
+        u->set(kept->getResult(i));
+    SmallVector<Operation *> made;
+    for (Operation *op = kept->getNextNode(); op != next;
+         op = op->getNextNode())
+      made.push_back(op);
+    for (Operation *op : llvm::reverse(made))
+      op->erase();
+    // The graph's report stands for it again, with the pieces' time.
+    for (size_t i = firstPieceReport; i < reports.size(); ++i) {
+      numImproved -= reports[i].improved();
+      whole.seconds += reports[i].seconds;
+      whole.searchSeconds += reports[i].searchSeconds;
+      whole.verificationSeconds += reports[i].verificationSeconds;
+    }
+    reports.erase(reports.begin() + firstPieceReport, reports.end());
+    reports.push_back(std::move(whole));
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << "graph '" << name << "' kept whole: its pieces are estimated at "
+       << llvm::format("%.2f", piecesUs) << " us in all, the graph at "
+       << llvm::format("%.2f", wholeUs) << " us";
+    mlir::emitRemark(loc, msg);
+    return wholeUs;
   }
 
   /// One remark on the module with the totals of its graphs.
@@ -264,6 +318,8 @@ struct SuperoptimizePass
     uint64_t tests = 0;
   };
   llvm::StringMap<Answer> answers;
+  /// The next number of an unnamed graph (graph<k>).
+  unsigned unnamed = 0;
   std::chrono::steady_clock::time_point passStart;
 
   /// Graph names of the module, the ones this pass gave included.

@@ -3,28 +3,33 @@
 // searched (docs/Rationale/FusionSearch.md, "Graphs too large for one
 // kernel"). Here the rms_norm between the matmuls needs whole 8192-wide
 // rows of the first product before the second matmul may start, so no one
-// kernel beats the unfused three. The pieces replace the graph in program
-// order, named after it, chained through their results; the module's
-// summary counts the pieces, not the whole. The second piece, one matmul of
-// K = 8192, has a split-K pair cheaper than the expansion the code
-// generator would emit for it (PricingAsEmitted.md).
+// kernel beats the unfused three. The second piece, one matmul of K = 8192,
+// has a split-K pair cheaper than the expansion the code generator would
+// emit for it (PricingAsEmitted.md); but each piece pays a graph's first
+// launch, and the two pieces' estimates sum to more than the whole graph's
+// (16.35 against 15.88 us): the graph is put back as it was, and the
+// module's summary counts it, not its pieces (the pieces' seconds included).
+// test/Transforms/mirage-superoptimize-split-prologue.mlir has pieces that
+// stay.
 //
 // RUN: mirage-opt %s --mirage-superoptimize="cache=off" -o - 2>&1 | FileCheck %s
 
-// CHECK: remark: graph 'mlp' left unchanged: no fused kernel beats it (the cheapest is estimated at {{[0-9.]+}} us, the graph at {{[0-9.]+}} us)
+// CHECK: remark: graph 'mlp' left unchanged: no fused kernel beats it (the cheapest is estimated at {{[0-9.]+}} us, the graph at [[WHOLE:[0-9.]+]] us)
 // CHECK: remark: graph 'mlp' (3 kernels) has no fused kernel as a whole: split at its matmul chains into 2 graphs (mlp_part0, mlp_part1), each searched
 // CHECK: remark: graph 'mlp_part0'
 // CHECK: remark: superoptimized 'mlp_part1'
-// CHECK: remark: superoptimized 2 graph(s): 2 searched
+// CHECK: remark: graph 'mlp' kept whole: its pieces are estimated at {{[0-9.]+}} us in all, the graph at [[WHOLE]] us
+// CHECK: remark: superoptimized 1 graph(s): 1 searched, 0 cache hit(s), 0 repeat(s) of an earlier graph; 0 improved, kernels 3 -> 3, estimated [[WHOLE]] us -> [[WHOLE]] us
 // CHECK-LABEL: func.func @norm_between_matmuls
-// CHECK: %[[P0:.*]] = mirage_kernel.graph "mlp_part0"(%arg0, %arg1, %arg2)
-// CHECK: mirage_kernel.matmul
-// CHECK-NEXT: mirage_kernel.rms_norm
-// CHECK: %[[P1:.*]] = mirage_kernel.graph "mlp_part1"(%[[P0]], %arg3)
+// CHECK-NOT: mlp_part
+// CHECK: %[[G:.*]] = mirage_kernel.graph "mlp"(%arg0, %arg1, %arg2, %arg3)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: mirage_kernel.matmul
-// CHECK: %[[OPT:.*]] = mirage_kernel.graph "mlp_part1_opt" reference "mlp_part1"(%[[P0]], %arg3)
-// CHECK: return %[[OPT]]
+// CHECK-NEXT: mirage_kernel.rms_norm
+// CHECK-NEXT: mirage_kernel.matmul
+// CHECK-NEXT: mirage_kernel.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
 
 func.func @norm_between_matmuls(%x: tensor<16x64xf16>, %w1: tensor<64x8192xf16>, %g: tensor<1x8192xf16>, %w2: tensor<8192x64xf16>) -> tensor<16x64xf16> {
   %o = mirage_kernel.graph "mlp" (%x, %w1, %g, %w2) : (tensor<16x64xf16>, tensor<64x8192xf16>, tensor<1x8192xf16>, tensor<8192x64xf16>) -> tensor<16x64xf16> {

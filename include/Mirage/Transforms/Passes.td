@@ -108,7 +108,9 @@ def MirageSuperoptimize : Pass<"mirage-superoptimize", "::mlir::ModuleOp"> {
     a matmul reading a value computed in the graph (a LayerNorm's output)
     starts the next piece with its bias and activation, so the
     normalisation and the product are searched apart (FusionSearch.md,
-    "Prologues cut off before a matmul").
+    "Prologues cut off before a matmul"). Pieces whose estimates do not sum
+    below the graph's own (each pays a graph's first launch) are undone:
+    the graph is put back and a remark says it was kept whole.
 
     Time: `time-budget` bounds the search (enumeration, probe checks and
     ranking). It does not bound the import, the cost model, or the final
