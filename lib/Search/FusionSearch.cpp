@@ -104,8 +104,8 @@ struct SearchMode {
   bool verifyAnswer = true;
   /// Search a stabilized softmax's scores first and build on their winner.
   bool fuseScores = true;
-  /// The least optimality gap of this pass's bound (the options' if larger).
-  double minCostGap = 0;
+  /// This pass's optimality gap, if not the options' costGap.
+  std::optional<double> costGap;
 };
 
 /// What the driver needs to know of one pass besides its result.
@@ -139,11 +139,11 @@ FusionSearchResult searchOnce(const UGraph &reference,
     UGraph &scores = shiftFree->scores;
     if (mode.fuseScores && scores.ops.size() > 1) {
       PassOutcome inner;
-      FusionSearchResult s = searchOnce(
-          scores, opts, cost, pruneFactory,
-          SearchMode{/*verifyAnswer=*/false, /*fuseScores=*/false,
-                     /*minCostGap=*/opts.costGap > 0 ? opts.scoresCostGap : 0},
-          inner);
+      FusionSearchResult s =
+          searchOnce(scores, opts, cost, pruneFactory,
+                     SearchMode{/*verifyAnswer=*/false, /*fuseScores=*/false,
+                                /*costGap=*/opts.scoresSearchGap()},
+                     inner);
       scoresStats = s.stats;
       if (s.found && s.bestSeconds < cost(scores).seconds) {
         scores = std::move(s.best);
@@ -202,7 +202,7 @@ FusionSearchResult searchOnce(const UGraph &reference,
   std::optional<size_t> best; // index of the cheapest in `ranked`
   auto bounded = [&](size_t i) {
     return best && cannotBeat(floors[i], i, ranked[*best],
-                              std::max(opts.costGap, mode.minCostGap));
+                              mode.costGap.value_or(opts.costGap));
   };
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(opts.threads));
   std::vector<std::vector<Instance>> fresh(patterns.size());

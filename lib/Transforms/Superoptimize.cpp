@@ -356,9 +356,7 @@ struct SuperoptimizePass
            ";cost_bound=" + std::to_string(costBound) +
            ";cost_gap=" + std::to_string(costBound ? double(costGap) : 0.0) +
            ";scores_cost_gap=" +
-           std::to_string(costBound && costGap > 0
-                              ? search::defaults::kScoresCostGap
-                              : 0.0) +
+           std::to_string(costBound ? searchOptions().scoresSearchGap() : 0.0) +
            ";split_reduced=" + std::to_string(splitReducedClasses) +
            ";split_kernels=" + std::to_string(splitKernels) +
            ";online_softmax=" + std::to_string(onlineSoftmax) +

@@ -869,10 +869,13 @@ TEST(StableSoftmax, ScoresSearchTakesItsOwnGap) {
   opts.costFloor = h100TrafficFloor();
   opts.tailCombineFloor = tailCombineFloorSeconds(*lookupTarget("h100"));
   opts.firstLaunchFloor = firstLaunchFloorSeconds(*lookupTarget("h100"));
-  opts.scoresCostGap = 0;
-  FusionSearchResult exact = searchPruned(g, opts);
-  opts.scoresCostGap = 0.2;
-  FusionSearchResult coarse = searchPruned(g, opts);
+  auto searchWithGaps = [&](double costGap, double scoresCostGap) {
+    opts.costGap = costGap;
+    opts.scoresCostGap = scoresCostGap;
+    return searchPruned(g, opts);
+  };
+  FusionSearchResult exact = searchWithGaps(defaults::kCostGap, 0);
+  FusionSearchResult coarse = searchWithGaps(defaults::kCostGap, 0.2);
   // Two rounds: the scores search is the one that differs (the qknorm
   // prefill layer of bench/models: four patterns within 20 % of the plain
   // fusion's estimate, whose seventh round took 11 s).
@@ -881,10 +884,8 @@ TEST(StableSoftmax, ScoresSearchTakesItsOwnGap) {
   if (exact.found)
     EXPECT_LE(coarse.bestSeconds, exact.bestSeconds / (1 - 0.2));
   // An exact search (a cost gap of 0) is exact throughout.
-  opts.costGap = 0;
-  FusionSearchResult allExact = searchPruned(g, opts);
-  opts.scoresCostGap = 0;
-  FusionSearchResult scoresExact = searchPruned(g, opts);
+  FusionSearchResult allExact = searchWithGaps(0, 0.2);
+  FusionSearchResult scoresExact = searchWithGaps(0, 0);
   EXPECT_EQ(allExact.stats.states, scoresExact.stats.states);
   EXPECT_EQ(allExact.bestSeconds, scoresExact.bestSeconds);
 }

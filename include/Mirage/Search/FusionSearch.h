@@ -31,6 +31,7 @@
 #include "Mirage/Search/SearchDefaults.h"
 #include "Mirage/Semantics/UGraph.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -149,6 +150,10 @@ struct FusionSearchOptions {
   /// gap"): the larger of this and costGap, unless costGap is 0 (an exact
   /// search is exact throughout).
   double scoresCostGap = defaults::kScoresCostGap;
+  /// The gap the scores search bounds with (the rule above).
+  double scoresSearchGap() const {
+    return costGap > 0 ? std::max(costGap, scoresCostGap) : 0;
+  }
   /// Launch patterns may put classes the reference reduces over on the
   /// grid (ablation only: no such pattern has a one-kernel candidate).
   bool splitReducedClasses = defaults::kSplitReducedClasses;

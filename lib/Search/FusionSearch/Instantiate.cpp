@@ -258,20 +258,23 @@ double fusion::patternCostFloor(const Pattern &pat, const IndexClasses &classes,
     saved += double(numElements(reference.values[o].shape)) *
              double(elemTypeBytes(reference.values[o].type));
   double least = std::numeric_limits<double>::infinity();
+  // An instance's kernels after `before` (the row-max kernels' cost, or 0):
+  // those kernels launch first when they run (their cost has the graph's
+  // first launch); otherwise the instance's first kernel pays it.
+  auto afterPrefix = [&](double before, double kernels) {
+    return before + kernels + (before > 0 ? 0 : firstLaunch);
+  };
   forEachLaunch(pat, classes, [&](const GridDims &grid, int64_t loop) {
     UGraph b(Level::Block);
     b.grid = grid;
     b.forloopRange = loop;
     // With a for-loop over the softmax row the instance may be in
     // online-softmax form (onlineSoftmax), which has no row-max kernels.
-    const bool onlineForm = online && loop > 1 &&
-                            (rowClass < 0 || pat.loopClass == rowClass);
-    // The row-max kernels, when they run, launch first (their cost has the
-    // graph's first launch); otherwise this kernel does.
-    const double before = onlineForm ? 0 : rowMaxPrefix;
+    const bool onlineForm =
+        online && loop > 1 && (rowClass < 0 || pat.loopClass == rowClass);
     if (addPatternIterators(b, pat, classes, reference))
-      least = std::min(least, before + floor(b, saved) +
-                                  (before > 0 ? 0 : firstLaunch));
+      least = std::min(
+          least, afterPrefix(onlineForm ? 0 : rowMaxPrefix, floor(b, saved)));
   });
   if (!split)
     return least;
@@ -321,10 +324,9 @@ double fusion::patternCostFloor(const Pattern &pat, const IndexClasses &classes,
                        bool flashDecoding =
                            (loop == 1 || online) &&
                            (rowClass < 0 || pat.loopClass == rowClass);
-                       const double before = flashDecoding ? 0 : rowMaxPrefix;
-                       least =
-                           std::min(least, before + pair +
-                                               (before > 0 ? 0 : firstLaunch));
+                       least = std::min(
+                           least,
+                           afterPrefix(flashDecoding ? 0 : rowMaxPrefix, pair));
                      });
   return least;
 }
