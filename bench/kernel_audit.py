@@ -45,11 +45,19 @@ Where each column comes from:
                      machine is not credited with blocks it does not have. A
                      depth-N wait leaves N groups outstanding; depth 0 counts
                      one group (the one being waited for). The counts are
-                     static (PTX text): a copy loop that is not unrolled
-                     counts as one copy per group, although each thread
-                     issues one copy per iteration before the commit (ViT
-                     fc1's combine: 591 copies a stage, 4.6 per thread), so
-                     such a kernel's flight is understated.
+                     static (PTX text), with one exception: a copy in a
+                     loop that issues copies without waiting (a copy loop
+                     not unrolled, its commit after it) counts once per
+                     trip, on average over the block's threads, where the
+                     trip count can be read off the PTX: a counter that
+                     starts at a constant or at %tid.x plus a constant
+                     (directly, through mov/cvt/add, or as `or.b64 tid,
+                     -S`, i.e. tid - S, upstream's rotated loop), adds a
+                     constant each trip, and is compared `setp.lt` with a
+                     constant before the backward branch (ViT fc1's combine:
+                     591 copies a stage over 128 threads, 4.6 per thread).
+                     Any other copy loop counts one trip, and its flight is
+                     understated.
   mma / fma          `mma.sync` and `fma.rn[.ftz].f32` instructions in the body.
   bar.sync (loop)    `bar.sync` statements in the body, and in parentheses
                      those inside a loop that copies and waits (the main
@@ -405,22 +413,122 @@ def in_any_loop(index, loop_ranges):
     return any(first <= index <= last for first, last in loop_ranges)
 
 
+INSTR_OPERANDS_RE = re.compile(r"^(\S+)\s+(.*)$")
+SETP_LT_RE = re.compile(r"^setp\.lt\.[us](?:32|64)\s+%\w+\s*,\s*(%\w+)\s*,\s*(-?\d+)$")
+
+
+def operands(text):
+    """An instruction's opcode and its comma-separated operands."""
+    m = INSTR_OPERANDS_RE.match(text)
+    if not m:
+        return text, []
+    return m.group(1), [o.strip() for o in m.group(2).split(",")]
+
+
+def tid_relative(reg, defs, seen=()):
+    """reg as ("tid", c) (%tid.x + c) or ("const", c), following the moves,
+    conversions, additions of constants and `or.b64 x, -S` (x - S when the
+    value x, a thread index, is below S) that `defs` (register -> its one
+    defining instruction) records; None otherwise."""
+    if reg in seen or reg not in defs:
+        return None
+    op, args = operands(defs[reg])
+    src = args[1:] if len(args) >= 2 else []
+    def const(a):
+        return int(a) if re.fullmatch(r"-?\d+", a) else None
+    if op.startswith("mov.") and len(src) == 1:
+        if src[0] == "%tid.x":
+            return ("tid", 0)
+        if const(src[0]) is not None:
+            return ("const", const(src[0]))
+        return tid_relative(src[0], defs, seen + (reg,))
+    if op.startswith("cvt.") and len(src) == 1:
+        return tid_relative(src[0], defs, seen + (reg,))
+    if op.startswith("add.") and len(src) == 2 and const(src[1]) is not None:
+        base = tid_relative(src[0], defs, seen + (reg,))
+        return (base[0], base[1] + const(src[1])) if base else None
+    if op == "or.b64" and len(src) == 2 and const(src[1]) is not None:
+        s = -const(src[1])
+        base = tid_relative(src[0], defs, seen + (reg,))
+        # x | -S == x - S for 0 <= x < S, S a power of two.
+        if base == ("tid", 0) and s > 0 and s & (s - 1) == 0:
+            return ("tid", -s)
+    return None
+
+
+def average_trips(events, rng, threads):
+    """The trips of the loop `rng` (a do-while: the body runs, the counter
+    steps, `setp.lt` against a bound, the backward branch), averaged over
+    the block's `threads`; None where the PTX does not say."""
+    first, last = rng
+    body = [text for kind, text in events[first:last + 1] if kind == "instr"]
+    compare = next((SETP_LT_RE.match(t) for t in reversed(body)
+                    if SETP_LT_RE.match(t)), None)
+    if not compare:
+        return None
+    counter, bound = compare.group(1), int(compare.group(2))
+    steps = [operands(t)[1] for t in body if operands(t)[0].startswith("add.")]
+    steps = [int(a[2]) for a in steps
+             if len(a) == 3 and a[0] == counter and a[1] == counter
+             and re.fullmatch(r"\d+", a[2])]
+    if len(steps) != 1 or steps[0] <= 0:
+        return None
+    step = steps[0]
+    # Each register's last definition before the loop: its value on entry.
+    defs = {}
+    for kind, text in events[:first]:
+        if kind == "instr":
+            op, args = operands(text)
+            if args and args[0].startswith("%") and not op.startswith(("st.", "cp.", "bar.", "bra")):
+                defs[args[0]] = text
+    start = tid_relative(counter, defs)
+    if start is None or (start[0] == "tid" and start[1] < -step):
+        return None
+    total = 0
+    for tid in range(threads if start[0] == "tid" else 1):
+        value = (tid if start[0] == "tid" else 0) + start[1]
+        trips = 1
+        while value + trips * step < bound:
+            trips += 1
+        total += trips
+    return total / (threads if start[0] == "tid" else 1)
+
+
+def copy_weights(events, loop_ranges, threads):
+    """Per event index, how many times a cp.async there runs per thread
+    before its commit: the product of the average trips of the copy loops
+    (loops without a wait) around it, 1 outside them."""
+    weights = {}
+    copy_loops = [rng for rng in loop_ranges
+                  if not any(kind == "instr" and WAIT_RE.match(text)
+                             for kind, text in events[rng[0]:rng[1] + 1])]
+    trips = {rng: average_trips(events, rng, threads) or 1 for rng in copy_loops}
+    for i, (kind, text) in enumerate(events):
+        if kind == "instr" and COPY_RE.match(text):
+            w = 1.0
+            for rng in copy_loops:
+                if rng[0] <= i <= rng[1]:
+                    w *= trips[rng]
+            weights[i] = w
+    return weights
+
+
 @dataclass
 class CommitGroup:
-    copies: int           # cp.async since the previous commit_group
+    copies: float         # cp.async since the previous commit_group (per thread)
     waited_at_once: bool  # the next instruction is `wait_group 0`
     in_loop: bool         # the commit lies in a loop: it runs repeatedly
     after_barrier: bool   # a bar.sync lies between it and the group before
 
 
-def commit_groups(events, loop_ranges):
+def commit_groups(events, loop_ranges, weights):
     groups, pending, barrier = [], 0, True
     instrs = [(i, text) for i, (kind, text) in enumerate(events) if kind == "instr"]
     for n, (index, text) in enumerate(instrs):
         if BARRIER_RE.match(text):
             barrier = True
         elif COPY_RE.match(text):
-            pending += 1
+            pending += weights.get(index, 1.0)
         elif COMMIT_RE.match(text):
             nxt = WAIT_RE.match(instrs[n + 1][1]) if n + 1 < len(instrs) else None
             groups.append(CommitGroup(
@@ -449,8 +557,8 @@ def per_copy_waits(groups):
 
 @dataclass
 class BodyStats:
-    copies: int
-    copy_bytes: int          # sum of the cp.async sizes (per thread)
+    copies: float            # cp.async per thread (copy loops by their trips)
+    copy_bytes: float        # sum of the cp.async sizes (per thread)
     commits: int
     wait_depths: list        # distinct, largest first
     per_copy_waits: int      # see per_copy_waits()
@@ -461,13 +569,16 @@ class BodyStats:
     loop_barriers: int       # of which in a loop that copies and waits
 
 
-def analyse_body(body):
+def analyse_body(body, threads):
     events = statements(body)
     loop_ranges = loops(events)
     instrs = [text for kind, text in events if kind == "instr"]
-    copy_sizes = [int(m.group(1)) for m in map(COPY_RE.match, instrs) if m]
+    weights = copy_weights(events, loop_ranges, threads)
+    copy_sizes = [int(COPY_RE.match(text).group(1)) * weights[i]
+                  for i, (kind, text) in enumerate(events)
+                  if kind == "instr" and COPY_RE.match(text)]
     depths = {int(m.group(1) or 0) for m in map(WAIT_RE.match, instrs) if m}
-    groups = commit_groups(events, loop_ranges)
+    groups = commit_groups(events, loop_ranges, weights)
     # A loop that copies and waits: a tile fetched and waited for on every
     # trip. A loop that only issues the copies of one group (a copy loop
     # not unrolled, its commit and wait after it) is one round trip.
@@ -481,7 +592,7 @@ def analyse_body(body):
     barrier_at = [i for i, (kind, text) in enumerate(events)
                   if kind == "instr" and BARRIER_RE.match(text)]
     return BodyStats(
-        copies=len(copy_sizes), copy_bytes=sum(copy_sizes), commits=len(groups),
+        copies=sum(weights.values()), copy_bytes=sum(copy_sizes), commits=len(groups),
         wait_depths=sorted(depths, reverse=True),
         per_copy_waits=per_copy_waits(groups), copy_in_loop=copy_in_loop,
         mma=sum(1 for t in instrs if MMA_RE.match(t)),
@@ -668,7 +779,7 @@ def audit_kernel(manifest, kernel, chip_name, body, ptxas_entry, ptxas_ok, modul
     """One kernel's record: the row of the table, raw (the --json form)."""
     chip = CHIPS[chip_name]
     launch = model_launch(chip, kernel, body, module_text, ptxas_entry)
-    stats = analyse_body(body)
+    stats = analyse_body(body, launch.threads)
     flight = bytes_in_flight_per_sm(stats, launch.threads,
                                     blocks_on_busy_sm(chip, launch.blocks, launch.resident))
     moved = sum(buffer_bytes(manifest["buffers"][a]) for a in kernel["args"])
@@ -686,7 +797,9 @@ def audit_kernel(manifest, kernel, chip_name, body, ptxas_entry, ptxas_ok, modul
         "spill_loads": ptxas_entry.spill_loads if ptxas_entry else None,
         "resident_blocks_per_sm": launch.resident, "resident_limit": launch.limiter,
         "waves": launch.waves,
-        "cp_async": stats.copies, "commit_groups": stats.commits,
+        "cp_async": (int(stats.copies) if float(stats.copies).is_integer()
+                     else round(stats.copies, 2)),
+        "commit_groups": stats.commits,
         "wait_depths": stats.wait_depths, "per_copy_waits": stats.per_copy_waits,
         "bytes_in_flight_per_sm": flight,
         "mma_sync": stats.mma, "fma_f32": stats.fma,
@@ -762,7 +875,7 @@ def fmt_num(x, digits):
 
 def copies_cell(r):
     if not r["commit_groups"]:
-        return "-" if not r["cp_async"] else "%d, no commit" % r["cp_async"]
+        return "-" if not r["cp_async"] else "%g, no commit" % r["cp_async"]
     if r["per_copy_waits"]:
         return "per-copy waits (%d)" % r["per_copy_waits"]
     return "%.1f" % (r["cp_async"] / r["commit_groups"])
