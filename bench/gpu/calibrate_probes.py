@@ -19,6 +19,12 @@ the probes' manifests, and measures the machine one term at a time:
   any probe, also against mirage-run's copy bandwidth. `busy_fraction` is
   what the model's dramBusyFraction would be for one SM to reach that rate:
   copy bandwidth / (SMs x one SM's rate).
+* gemv_w{W}: a decode GEMV of 132 blocks, each over its strip of W weight
+  columns (2W contiguous bytes a row), everything else equal. Its rate is
+  computed as a stream probe's; `gemv_of_widest` is each width's rate over
+  the widest strip's: well below 1 for narrow strips says that DRAM serves
+  short row pieces slower (a term the model lacks), about 1 that the
+  block's loop sets the rate.
 * l2_{MB}mb: a writer and a stream reader of its result. The reader's time
   in the chain is the chain's time less the writer's alone and the
   dependent gap; `l2_saved` is the share of the reader's time alone (after an L2
@@ -126,6 +132,33 @@ def analyse(results, bundle, load_lines, find_manifest):
             sm_rate = per_sm if sm_rate is None else max(sm_rate, per_sm)
         peak = rate if peak is None else max(peak, rate)
 
+    # GEMV probes: the rate per strip width, against the widest strip's.
+    gemv = {}
+    for x in runs:
+        m = re.match(r"gemv_w(\d+)$", x["graph"])
+        if not m:
+            continue
+        k = x["kernels"][0]
+        plan = k.get("plan", {})
+        grid = k.get("grid", [1, 1, 1])
+        blocks = grid[0] * grid[1] * grid[2]
+        t = x["alone"][0]
+        body = t - base
+        if body <= 0:
+            skipped.append("%s: no longer than a launch (%.2f us)" % (x["label"], t))
+            continue
+        rate = float(plan.get("dram_bytes", 0)) / (body * 1e3)          # GB/s
+        flight = float(plan.get("bytes_in_flight_per_block", 0)) * min(
+            int(plan.get("resident_blocks_per_sm", 1)), math.ceil(blocks / sms))
+        per_sm = rate / min(blocks, sms)
+        gemv[int(m.group(1))] = rate
+        rows.append({"probe": x["label"], "blocks": blocks, "flight_per_sm": flight,
+                     "measured_us": t, "model_us": model_us(x), "gbps": rate,
+                     "gbps_per_sm": per_sm,
+                     "implied_latency_ns": flight / per_sm if per_sm > 0 else None})
+    widest = gemv[max(gemv)] if gemv else None
+    gemv_of_widest = {w: r / widest for w, r in gemv.items()} if widest else {}
+
     # L2 probes: the reader's time in the chain against alone.
     l2_saved = {}
     for x in runs:
@@ -142,7 +175,7 @@ def analyse(results, bundle, load_lines, find_manifest):
     def order(r):
         # Launch chains by length, streams by grid then tile, l2 by size.
         nums = [int(n) for n in re.findall(r"\d+", r["probe"])]
-        kind = ("launch", "stream", "l2").index(r["probe"].split("_")[0])
+        kind = ("launch", "stream", "l2", "gemv").index(r["probe"].split("_")[0])
         return (kind, nums, r["probe"])
 
     rows.sort(key=order)
@@ -154,6 +187,7 @@ def analyse(results, bundle, load_lines, find_manifest):
             "latency_ns": latency, "sm_gbps": sm_rate, "peak_gbps": peak,
             "peak_of_copy": peak / copy if peak and copy else None,
             "busy_fraction": busy_fraction, "l2_saved": l2_saved,
+            "gemv_gbps": gemv, "gemv_of_widest": gemv_of_widest,
             "rows": rows, "skipped": skipped}
 
 
@@ -195,5 +229,12 @@ def print_section(p):
     for mb in sorted(p.get("l2_saved", {})):
         print("| an intermediate of %d MB, read by the next kernel | %s of the reader's time saved | "
               "(none: charged to DRAM) |" % (mb, f(p["l2_saved"][mb] and 100 * p["l2_saved"][mb], "%.0f %%")))
+    gemv = p.get("gemv_gbps", {})
+    for w in sorted(gemv):
+        print("| a GEMV's strip of %d columns (%d-byte row pieces) | %s, %s of the %d-column strip's "
+              "| (none: the model prices 32-byte sectors alike) |"
+              % (w, 2 * w, f(gemv[w], "%.0f GB/s"),
+                 f(p["gemv_of_widest"].get(w) and 100 * p["gemv_of_widest"][w], "%.0f %%"),
+                 max(gemv)))
     for s in p.get("skipped", []):
         print("* skipped probe %s" % s)

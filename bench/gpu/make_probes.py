@@ -14,6 +14,10 @@ reads the terms back from their times.
 * launch_n{N}: N one-block element-wise kernels in a chain (N = 1, 2, 4, 8).
 * l2_{MB}mb: an element-wise kernel writing Y (132 x 64F x 128 f16, F from
   --l2-loops) and a 132-block stream kernel reading it.
+* gemv_w{W}: one kernel of 132 blocks multiplying x (4 x K) by a K x 132W
+  weight, each block its strip of W columns (2W contiguous bytes a row), in
+  a for-loop of 16 KiB of weight per iteration, N KiB (--gemv-kib, 1024)
+  per block; W = 16..256.
 
 Standard library only. Every graph is a func of its own, named as its graph.
 """
@@ -25,6 +29,9 @@ SMS = 132           # H100 SXM; the grids around it
 GRIDS = [1, 8, 33, 66, 132, 264]
 TILE_ROWS = [8, 16, 32, 64, 128]
 CHAIN = [1, 2, 4, 8]
+GEMV_WIDTHS = [16, 32, 64, 128, 256]   # columns of a block's weight strip
+GEMV_ROWS = 4                          # decode tokens
+GEMV_STAGE_BYTES = 16 * 1024           # weight bytes per for-loop iteration
 
 
 def t(*dims):
@@ -99,11 +106,38 @@ def l2(loops):
     return graph("l2_%dmb" % mb, [x], y, body)
 
 
+def gemv(width, block_bytes):
+    """x (4 x K) @ W (K x 132 width): 132 blocks, each its strip of `width`
+    columns, K = block_bytes / (2 width), 16 KiB of the strip per iteration."""
+    k = block_bytes // (2 * width)
+    rows = GEMV_STAGE_BYTES // (2 * width)
+    loops = k // rows
+    n = SMS * width
+    x, w, y = t(GEMV_ROWS, k), t(k, n), t(GEMV_ROWS, n)
+    xt, wt, yt = t(GEMV_ROWS, rows), t(rows, width), t(GEMV_ROWS, width)
+    body = "\n".join([
+        "      %%k = mirage_kernel.custom(%%a0, %%a1) grid = [%d, 1, 1] forloop = %d : (%s, %s) -> %s {"
+        % (SMS, loops, x, w, y),
+        "      ^bb0(%%x: %s, %%w: %s):" % (x, w),
+        "        %%xt = mirage_block.input_iterator %%x imap = [-1, -1, -1] fmap = 1 : %s -> %s" % (x, xt),
+        "        %%wt = mirage_block.input_iterator %%w imap = [1, -1, -1] fmap = 0 : %s -> %s" % (w, wt),
+        "        %%m = mirage_block.matmul %%xt, %%wt : %s, %s -> %s" % (xt, wt, yt),
+        "        %%s = mirage_block.accum sum %%m : %s -> %s" % (yt, yt),
+        "        %%o = mirage_block.output_saver %%s omap = [1, -1, -1] : %s -> %s" % (yt, y),
+        "        mirage_block.yield %%o : %s" % y,
+        "      }",
+        "      mirage_kernel.yield %%k : %s" % y,
+    ])
+    return graph("gemv_w%d" % width, [x, w], y, body)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--block-kib", type=int, default=512,
                     help="bytes each stream block reads, in KiB (512)")
+    ap.add_argument("--gemv-kib", type=int, default=1024,
+                    help="weight bytes each gemv block reads, in KiB (1024)")
     ap.add_argument("--l2-loops", default="2,8,48",
                     help="for-loop lengths of the l2 probes' reader (2,8,48: 4, 17, 104 MB)")
     a = ap.parse_args()
@@ -112,6 +146,7 @@ def main():
     graphs += [stream(SMS, r, block) for r in TILE_ROWS if r != 64]
     graphs += [launch(n) for n in CHAIN]
     graphs += [l2(int(f)) for f in a.l2_loops.split(",")]
+    graphs += [gemv(w, a.gemv_kib * 1024) for w in GEMV_WIDTHS]
     with open(a.out, "w") as f:
         f.write("// Calibration probes: bench/gpu/make_probes.py "
                 "(docs/Rationale/CalibrationProbes.md).\nmodule {\n")

@@ -8,7 +8,10 @@ line per finding and "probes as named" when there is none.
 * launch_n{N}: N one-block kernels, every one after the first waiting on
   its predecessor (dependent launch);
 * l2_{MB}mb: two kernels, the reader waiting on the writer, reading what
-  the writer wrote (a temporary buffer both kernels take).
+  the writer wrote (a temporary buffer both kernels take);
+* gemv_w{W}: one kernel of 132 blocks, pipelined, its matmul on tensor
+  cores, a weight of 132W columns, and every width reading a weight of the
+  same size.
 """
 import glob
 import json
@@ -17,7 +20,7 @@ import re
 import sys
 
 d = sys.argv[1]
-bad, flights = [], {}
+bad, flights, gemv_bytes = [], {}, {}
 for path in sorted(glob.glob(os.path.join(d, "*.manifest.json"))):
     with open(path) as f:
         m = json.load(f)
@@ -45,9 +48,20 @@ for path in sorted(glob.glob(os.path.join(d, "*.manifest.json"))):
             temps = {i for i, b in enumerate(m["buffers"]) if b["role"] == "temp"}
             if not temps & set(ks[0]["args"]) & set(ks[1]["args"]):
                 bad.append("%s: the reader reads nothing the writer wrote" % g)
+    elif re.match(r"gemv_w\d+$", g):
+        width = int(g[len("gemv_w"):])
+        plan = ks[0]["plan"] if len(ks) == 1 else {}
+        weight = [b["shape"] for b in m["buffers"] if b["role"] == "input"][-1]
+        if len(ks) != 1 or ks[0]["grid"] != [132, 1, 1] or plan.get("stages", 0) < 2 or \
+                plan.get("tensor_core_matmuls") != 1 or weight[-1] != 132 * width:
+            bad.append("%s: %d kernels, plan %s, weight %s" % (g, len(ks), plan, weight))
+        else:
+            gemv_bytes[width] = weight[0] * weight[1]
     else:
         bad.append("%s: not a probe" % g)
 tiles = sorted(flights)
 if len(tiles) < 5 or any(flights[a] >= flights[b] for a, b in zip(tiles, tiles[1:])):
     bad.append("stream flights at 132 blocks do not grow with the tile: %s" % flights)
+if len(gemv_bytes) < 5 or len(set(gemv_bytes.values())) != 1:
+    bad.append("gemv probes do not read the same weight bytes: %s" % gemv_bytes)
 print("\n".join(bad) if bad else "probes as named")
