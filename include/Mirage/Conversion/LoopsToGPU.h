@@ -191,8 +191,19 @@ mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
 /// Copies that do not fit stay synchronous; fails on malformed pipeline
 /// marks, and when a shared tile would be read before its copies landed
 /// (verifyAsyncCopiesLand).
-mlir::LogicalResult optimizeSharedMemoryCopies(mlir::func::FuncOp kernel,
-                                               bool asyncCopies, bool swizzle);
+/// `droppedBarriers`, when given, is incremented by the barriers dropped
+/// because they order nothing once the copies are cp.async
+/// (dropBarriersOrderingNothing).
+mlir::LogicalResult
+optimizeSharedMemoryCopies(mlir::func::FuncOp kernel, bool asyncCopies,
+                           bool swizzle, int64_t *droppedBarriers = nullptr);
+
+/// Stage 3's barrier clean-up (AsyncBarriers.cpp): drops every barrier of
+/// `kernel` whose two sides do not conflict once its copies are cp.async,
+/// a copy counting as a write where it is issued after the barrier and a
+/// wait as a write of every copied tile before it (BarrierElimination.md);
+/// returns how many.
+int64_t dropBarriersOrderingNothing(mlir::func::FuncOp kernel);
 
 /// Checks stage 3's output (AsyncCopyOrder.cpp): in program order, every
 /// read of a shared tile that one cp.async group writes comes after a

@@ -169,7 +169,12 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
     between, and the stage then checks that no shared tile one group writes
     is read before that group is retired and past a barrier (an error on the
     read otherwise: docs/Rationale/AsyncCopyOrder.md). Shared tiles read by
-    `ldmatrix` are XOR-swizzled.
+    `ldmatrix` are XOR-swizzled. Then every barrier is tested again with
+    each `cp.async` counted as what a barrier orders of it (nothing when
+    issued before it, a write of its tile when issued after it, and a wait
+    before it as a write of every copied tile), and dropped when its two
+    sides do not conflict (docs/Rationale/BarrierElimination.md, "Barriers
+    once the copies are asynchronous").
 
     Example:
     ```mlir
@@ -186,6 +191,11 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
            "16-byte global-to-shared copies become cp.async">,
     Option<"swizzle", "swizzle", "bool", "true",
            "XOR-swizzle shared tiles read by ldmatrix">,
+  ];
+  let statistics = [
+    Statistic<"numIssueBarriers", "async-barriers-dropped",
+              "barriers that order nothing once the copies are cp.async, "
+              "dropped">,
   ];
 }
 

@@ -260,8 +260,8 @@ void mirage::populateThreadStrideLoopNormalizationPatterns(
 }
 
 LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
-                                                 bool asyncCopies,
-                                                 bool swizzle) {
+                                                 bool asyncCopies, bool swizzle,
+                                                 int64_t *droppedBarriers) {
   MLIRContext *ctx = kernel.getContext();
   if (asyncCopies) {
     if (failed(lowerPrefetchCopies(kernel)))
@@ -291,6 +291,9 @@ LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
     IRRewriter rewriter(ctx);
     nvgpu::createAsyncGroups(rewriter, kernel, /*bypassL1=*/true);
     detail::simplify(kernel);
+    int64_t dropped = dropBarriersOrderingNothing(kernel);
+    if (droppedBarriers)
+      *droppedBarriers += dropped;
     // What the CPU path, with synchronous copies, cannot check.
     if (failed(verifyAsyncCopiesLand(kernel)))
       return failure();
