@@ -271,7 +271,10 @@ llvm::FailureOr<std::string> outlineAndSerializeToPTX(
 /// Rewrites `scf.for %i = %tid to %ub step %n` with %tid a thread id of a
 /// dimension of size %n and %ub a multiple of %n into a loop with a constant
 /// trip count (lb 0, step 1, body on %tid + %j * %n), so copy loops can be
-/// fully unrolled. `blockDims` are the launch's block sizes.
+/// fully unrolled; a loop of cp.async copies whose %ub is not a multiple
+/// of %n gets its remainder trip as an `scf.if %tid < %ub mod %n` before
+/// the normalised loop of its %ub / %n whole trips. `blockDims` are the
+/// launch's block sizes.
 void populateThreadStrideLoopNormalizationPatterns(
     mlir::RewritePatternSet &patterns, llvm::ArrayRef<int64_t> blockDims);
 

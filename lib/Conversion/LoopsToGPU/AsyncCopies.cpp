@@ -27,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
@@ -45,6 +46,10 @@ bool isWorkgroup(Type t) { return mirage::detail::isSharedMemRef(t); }
 
 /// scf.for %i = %tid.d to %ub step %n, %n = blockDims[d], %ub % %n == 0
 /// ==> scf.for %j = 0 to %ub / %n step 1 { %i = %tid.d + %j * %n; ... }
+/// A loop of cp.async copies whose %ub is not a multiple of %n also gets
+/// its remainder trip, guarded (LaunchPlan.md, "Pipelines"):
+/// ==> scf.if %tid.d < %ub mod %n { %i = %tid.d + (%ub / %n) * %n; ... }
+///     scf.for %j = 0 to %ub / %n ...
 struct NormalizeThreadStrideLoop : OpRewritePattern<scf::ForOp> {
   NormalizeThreadStrideLoop(MLIRContext *ctx, ArrayRef<int64_t> blockDims)
       : OpRewritePattern(ctx), blockDims(blockDims) {}
@@ -60,17 +65,43 @@ struct NormalizeThreadStrideLoop : OpRewritePattern<scf::ForOp> {
     int64_t n = blockDims[dim];
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
     std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-    if (!step || !ub || *step != n || *ub < 0 || *ub % n != 0)
+    if (!step || !ub || *step != n || *ub < 0)
       return rewriter.notifyMatchFailure(loop, "not a whole-block stride");
+    int64_t whole = *ub / n, rest = *ub % n;
+    // A remainder is worth its guarded copy of the body only for cp.async
+    // copies, which then join their group unrolled (LaunchPlan.md).
+    bool copies = llvm::any_of(loop.getBody()->getOperations(), [](auto &op) {
+      return isa<nvgpu::DeviceAsyncCopyOp>(op);
+    });
+    if (rest != 0 && (!copies || loop.getNumResults() != 0))
+      return rewriter.notifyMatchFailure(loop, "a remainder of no copies");
     Location loc = loop.getLoc();
+    AffineExpr t, j;
+    bindDims(getContext(), t, j);
+    if (rest != 0) {
+      // The remainder trip first, in front of the loop: its body is cloned
+      // before the loop's own is moved into the normalised loop.
+      Value cond = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, tid,
+          arith::ConstantIndexOp::create(rewriter, loc, rest));
+      auto guard = scf::IfOp::create(rewriter, loc, cond,
+                                     /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPointToStart(guard.thenBlock());
+      IRMapping map;
+      map.map(loop.getInductionVar(),
+              affine::AffineApplyOp::create(rewriter, loc,
+                                            AffineMap::get(1, 0, t + whole * n),
+                                            ValueRange{tid.getResult()}));
+      for (Operation &op : loop.getBody()->without_terminator())
+        rewriter.clone(op, map);
+    }
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value trips = arith::ConstantIndexOp::create(rewriter, loc, *ub / n);
+    Value trips = arith::ConstantIndexOp::create(rewriter, loc, whole);
     auto newLoop = scf::ForOp::create(rewriter, loc, zero, trips, one,
                                       loop.getInitArgs());
     rewriter.setInsertionPointToStart(newLoop.getBody());
-    AffineExpr t, j;
-    bindDims(getContext(), t, j);
     Value iv = affine::AffineApplyOp::create(
         rewriter, loc, AffineMap::get(2, 0, t + j * n),
         ValueRange{tid, newLoop.getInductionVar()});
