@@ -173,8 +173,8 @@ def MirageKernelsToPTX : Pass<"mirage-kernels-to-ptx", "::mlir::ModuleOp"> {
     Option<"eliminateBarriers", "eliminate-barriers", "bool",
            /*default=*/"true",
            "drop the barriers between phases whose memory effects do not "
-           "conflict (upstream gpu-eliminate-barriers; "
-           "docs/Rationale/BarrierElimination.md)">,
+           "conflict (upstream gpu-eliminate-barriers, and stage 3 once the "
+           "copies are cp.async; docs/Rationale/BarrierElimination.md)">,
     Option<"keepGoing", "keep-going", "bool", /*default=*/"false",
            "a graph that cannot be lowered gets a warning and no files, and "
            "the module's other graphs are still written (the "

@@ -88,7 +88,8 @@ struct GpuCodegenOptions {
   /// Stage 0: reduction trees folded in warps with shuffles.
   bool warpReductions = true;
   /// After stage 1: upstream's gpu-eliminate-barriers drops the barriers
-  /// between phases whose memory effects do not conflict
+  /// between phases whose memory effects do not conflict, and stage 3 those
+  /// that order nothing once the copies are cp.async
   /// (docs/Rationale/BarrierElimination.md).
   bool eliminateBarriers = true;
   /// Above this many bytes of workgroup buffers a kernel uses dynamic shared
@@ -191,12 +192,13 @@ mlir::LogicalResult convertContractsToTensorCores(mlir::func::FuncOp kernel,
 /// Copies that do not fit stay synchronous; fails on malformed pipeline
 /// marks, and when a shared tile would be read before its copies landed
 /// (verifyAsyncCopiesLand).
-/// `droppedBarriers`, when given, is incremented by the barriers dropped
-/// because they order nothing once the copies are cp.async
-/// (dropBarriersOrderingNothing).
+/// With `dropBarriers`, the barriers that order nothing once the copies are
+/// cp.async go (dropBarriersOrderingNothing), and `droppedBarriers`, when
+/// given, is incremented by their number.
 mlir::LogicalResult
 optimizeSharedMemoryCopies(mlir::func::FuncOp kernel, bool asyncCopies,
-                           bool swizzle, int64_t *droppedBarriers = nullptr);
+                           bool swizzle, bool dropBarriers = true,
+                           int64_t *droppedBarriers = nullptr);
 
 /// Stage 3's barrier clean-up (AsyncBarriers.cpp): drops every barrier of
 /// `kernel` whose two sides do not conflict once its copies are cp.async,

@@ -191,6 +191,9 @@ def MirageGPUAsyncCopies : Pass<"mirage-gpu-async-copies", "::mlir::ModuleOp"> {
            "16-byte global-to-shared copies become cp.async">,
     Option<"swizzle", "swizzle", "bool", "true",
            "XOR-swizzle shared tiles read by ldmatrix">,
+    Option<"eliminateBarriers", "eliminate-barriers", "bool", "true",
+           "drop the barriers that order nothing once the copies are "
+           "cp.async (docs/Rationale/BarrierElimination.md)">,
   ];
   let statistics = [
     Statistic<"numIssueBarriers", "async-barriers-dropped",

@@ -292,6 +292,7 @@ void mirage::populateThreadStrideLoopNormalizationPatterns(
 
 LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
                                                  bool asyncCopies, bool swizzle,
+                                                 bool dropBarriers,
                                                  int64_t *droppedBarriers) {
   MLIRContext *ctx = kernel.getContext();
   if (asyncCopies) {
@@ -322,9 +323,11 @@ LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
     IRRewriter rewriter(ctx);
     nvgpu::createAsyncGroups(rewriter, kernel, /*bypassL1=*/true);
     detail::simplify(kernel);
-    int64_t dropped = dropBarriersOrderingNothing(kernel);
-    if (droppedBarriers)
-      *droppedBarriers += dropped;
+    if (dropBarriers) {
+      int64_t dropped = dropBarriersOrderingNothing(kernel);
+      if (droppedBarriers)
+        *droppedBarriers += dropped;
+    }
     // What the CPU path, with synchronous copies, cannot check.
     if (failed(verifyAsyncCopiesLand(kernel)))
       return failure();

@@ -58,6 +58,7 @@ void mirage::buildLoopsToGPUPipeline(OpPassManager &pm,
   MirageGPUAsyncCopiesOptions copies;
   copies.asyncCopies = opts.asyncCopies;
   copies.swizzle = opts.swizzleSharedMemory;
+  copies.eliminateBarriers = opts.eliminateBarriers;
   pm.addPass(createMirageGPUAsyncCopies(copies));
   if (last == GpuStage::Copies)
     return;
@@ -155,7 +156,8 @@ struct LoopsToGPUPipelineOptions
   Option<bool> eliminateBarriers{
       *this, "eliminate-barriers",
       llvm::cl::desc("drop barriers between phases whose memory effects do "
-                     "not conflict (upstream gpu-eliminate-barriers)"),
+                     "not conflict (upstream gpu-eliminate-barriers, and "
+                     "stage 3 once the copies are cp.async)"),
       llvm::cl::init(true)};
   Option<int64_t> maxStaticSharedBytes{
       *this, "max-static-shared-bytes",

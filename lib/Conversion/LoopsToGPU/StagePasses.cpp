@@ -87,8 +87,8 @@ struct AsyncCopies : mirage::impl::MirageGPUAsyncCopiesBase<AsyncCopies> {
   void runOnOperation() override {
     int64_t dropped = 0;
     if (failed(forEachKernel(getOperation(), [&](func::FuncOp k) {
-          return mirage::optimizeSharedMemoryCopies(k, asyncCopies, swizzle,
-                                                    &dropped);
+          return mirage::optimizeSharedMemoryCopies(
+              k, asyncCopies, swizzle, eliminateBarriers, &dropped);
         })))
       signalPassFailure();
     numIssueBarriers += dropped;

@@ -27,6 +27,15 @@
 
 // RUN: mirage-opt %s -split-input-file --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_90 stop-after=copies}))' | FileCheck %s
 
+// eliminate-barriers=false keeps every barrier of the mapping, for a GPU
+// run that times both: a barrier between A's and B's copies.
+// RUN: mirage-opt %s -split-input-file --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{chip=sm_90 stop-after=copies eliminate-barriers=false}))' | FileCheck %s --check-prefix=OFF
+// OFF-LABEL: func.func @two_tiles
+// OFF: scf.for
+// OFF: nvgpu.device_async_copy
+// OFF: gpu.barrier
+// OFF: nvgpu.device_async_copy
+
 // CHECK-LABEL: func.func @two_tiles
 // The prologue: both tiles' copies, then one barrier before the loop.
 // CHECK: nvgpu.device_async_copy
