@@ -16,10 +16,10 @@
 //    barrier publishes the writes it retired.
 //
 // Memory that is not workgroup memory counts as one buffer; an op whose
-// effects cannot be attributed conflicts with everything. A region holding
-// a barrier is taken whole, as if the barrier were not there (more
-// accesses: fewer drops, never a wrong one). mirage-gpu-check-shared-races
-// runs on the result of every kernel the pipeline lowers.
+// effects cannot be attributed conflicts with everything, and so does a
+// region holding a barrier (gpu.barrier declares no effects): fewer drops,
+// never a wrong one. mirage-gpu-check-shared-races runs on the result of
+// every kernel the pipeline lowers.
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
