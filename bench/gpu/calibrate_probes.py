@@ -101,13 +101,10 @@ def analyse(results, bundle, load_lines, find_manifest):
         rows.append({"probe": x["label"], "blocks": 1, "measured_us": float(x["run"]["median_us"]),
                      "model_us": model_us(x)})
 
-    # Stream probes.
-    latency = sm_rate = peak = None
-    base = launch_us or 0.0
-    for x in runs:
-        m = re.match(r"stream_g(\d+)_t(\d+)$", x["graph"])
-        if not m:
-            continue
+    def rate_row(x):
+        """A one-kernel probe's row: its DRAM bytes over its time less a
+        launch, per busy SM, and its flight per SM over that rate; None
+        (and a skip) when it takes no longer than a launch."""
         k = x["kernels"][0]
         plan = k.get("plan", {})
         grid = k.get("grid", [1, 1, 1])
@@ -116,46 +113,40 @@ def analyse(results, bundle, load_lines, find_manifest):
         body = t - base
         if body <= 0:
             skipped.append("%s: no longer than a launch (%.2f us)" % (x["label"], t))
-            continue
+            return None
         rate = float(plan.get("dram_bytes", 0)) / (body * 1e3)          # GB/s
-        busy = min(blocks, sms)
-        per_sm = rate / busy
+        per_sm = rate / min(blocks, sms)
         resident = min(int(plan.get("resident_blocks_per_sm", 1)), math.ceil(blocks / sms))
         flight = float(plan.get("bytes_in_flight_per_block", 0)) * resident
         implied = flight / per_sm if per_sm > 0 else None                # ns
-        rows.append({"probe": x["label"], "blocks": blocks, "flight_per_sm": flight,
-                     "measured_us": t, "model_us": model_us(x), "gbps": rate,
-                     "gbps_per_sm": per_sm, "implied_latency_ns": implied})
-        if implied is not None and flight > 0:
-            latency = implied if latency is None else min(latency, implied)
-        if blocks <= sms // 4:
-            sm_rate = per_sm if sm_rate is None else max(sm_rate, per_sm)
-        peak = rate if peak is None else max(peak, rate)
+        row = {"probe": x["label"], "blocks": blocks, "flight_per_sm": flight,
+               "measured_us": t, "model_us": model_us(x), "gbps": rate,
+               "gbps_per_sm": per_sm, "implied_latency_ns": implied}
+        rows.append(row)
+        return row
+
+    # Stream probes.
+    latency = sm_rate = peak = None
+    base = launch_us or 0.0
+    for x in runs:
+        if not re.match(r"stream_g(\d+)_t(\d+)$", x["graph"]):
+            continue
+        r = rate_row(x)
+        if r is None:
+            continue
+        if r["implied_latency_ns"] is not None and r["flight_per_sm"] > 0:
+            latency = r["implied_latency_ns"] if latency is None else min(latency, r["implied_latency_ns"])
+        if r["blocks"] <= sms // 4:
+            sm_rate = r["gbps_per_sm"] if sm_rate is None else max(sm_rate, r["gbps_per_sm"])
+        peak = r["gbps"] if peak is None else max(peak, r["gbps"])
 
     # GEMV probes: the rate per strip width, against the widest strip's.
     gemv = {}
     for x in runs:
         m = re.match(r"gemv_w(\d+)$", x["graph"])
-        if not m:
-            continue
-        k = x["kernels"][0]
-        plan = k.get("plan", {})
-        grid = k.get("grid", [1, 1, 1])
-        blocks = grid[0] * grid[1] * grid[2]
-        t = x["alone"][0]
-        body = t - base
-        if body <= 0:
-            skipped.append("%s: no longer than a launch (%.2f us)" % (x["label"], t))
-            continue
-        rate = float(plan.get("dram_bytes", 0)) / (body * 1e3)          # GB/s
-        flight = float(plan.get("bytes_in_flight_per_block", 0)) * min(
-            int(plan.get("resident_blocks_per_sm", 1)), math.ceil(blocks / sms))
-        per_sm = rate / min(blocks, sms)
-        gemv[int(m.group(1))] = rate
-        rows.append({"probe": x["label"], "blocks": blocks, "flight_per_sm": flight,
-                     "measured_us": t, "model_us": model_us(x), "gbps": rate,
-                     "gbps_per_sm": per_sm,
-                     "implied_latency_ns": flight / per_sm if per_sm > 0 else None})
+        r = rate_row(x) if m else None
+        if r is not None:
+            gemv[int(m.group(1))] = r["gbps"]
     widest = gemv[max(gemv)] if gemv else None
     gemv_of_widest = {w: r / widest for w, r in gemv.items()} if widest else {}
 
