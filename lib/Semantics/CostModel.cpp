@@ -178,7 +178,7 @@ struct Estimator {
                                 k.fmaIssueCyclesPerBlock * rounds) /
                        (t.clockHz * t.computeEfficiency);
     k.computeSeconds =
-        k.tensorFlops / tc +
+        k.tensorIssuedFlops / tc +
         std::max(0.0, k.flops - k.tensorFlops - k.fmaMatmulFlops) / cc +
         fmaMatmul;
     // A serial chain runs once per round of resident blocks on the SM.
@@ -211,7 +211,7 @@ struct Estimator {
     k.l2Bytes = k.dramBytes;
     k.flops = opFlops(g, op);
     if (op.kind == OpKind::Matmul && isHalf(g.values[op.operands[0]].type))
-      k.tensorFlops = k.flops;
+      k.tensorFlops = k.tensorIssuedFlops = k.flops;
     if (op.kind == OpKind::Matmul) {
       // A library GEMM picks tiles (and split-K) to fill the machine.
       const UValue &out = g.values[op.results.front()];
@@ -290,6 +290,12 @@ struct Estimator {
       }
       ++k.tensorCoreMatmuls;
       k.tensorFlops += flops;
+      // The MMAs multiply the padded rows too.
+      const Shape &as = b.values[b.ops[m.op].operands[0]].shape;
+      double rows = static_cast<double>(as[as.size() - 2]);
+      k.tensorIssuedFlops +=
+          flops * static_cast<double>(std::max<int64_t>(1, m.paddedRows)) /
+          std::max(1.0, rows);
     }
     k.flops = blockGraphFlops(b, plan.timesRun);
     k.smemBytes = plan.sharedBytes;

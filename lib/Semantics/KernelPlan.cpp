@@ -147,13 +147,16 @@ int64_t registersPerThreadBudget(int64_t blocksPerSM, int64_t threads,
 
 bool isHalf(ElemType t) { return t == ElemType::F16 || t == ElemType::BF16; }
 
-/// The scratch of a split matmul's partial sums (MmaChains.md): an f32
-/// copy of C's rows (`batch` tiles of `paddedRows`) per partial, as the
-/// emitter indexes it (row p * rowsOfC + row). The chain rule checks its
-/// size and the plan allocates it.
-Shape partialSumsShape(int64_t partials, int64_t batch, int64_t paddedRows,
-                       int64_t n) {
-  return {partials * batch * paddedRows, n};
+/// The scratch of a split or transposed matmul's partial sums (MmaChains.md,
+/// TransposedDecodeMma.md), as the emitter indexes it: per partial an f32
+/// copy of C's rows (`batch` tiles of `paddedRows`, row p * rowsOfC + row),
+/// or, transposed, of Cᵀ's (N rows of the MMA's n tokens, row p * N + col).
+/// The chain rule checks its size and the plan allocates it.
+Shape partialSumsShape(const MatmulPlan &p, int64_t batch, int64_t n,
+                       const TargetInfo &t) {
+  if (p.transposed)
+    return {p.partials() * n, t.mma.n};
+  return {p.partials() * batch * p.paddedRows, n};
 }
 
 /// The K chains of tensor-core matmul `p` of `batch` tiles of
@@ -165,21 +168,28 @@ Shape partialSumsShape(int64_t partials, int64_t batch, int64_t paddedRows,
 void planMatmulChains(MatmulPlan &p, int64_t batch, int64_t n, int64_t k,
                       int64_t warps, const TargetInfo &t) {
   int64_t steps = k / t.mma.k;
-  int64_t fragments = batch * (p.paddedRows / t.mma.m) * (n / t.mma.n);
+  // Transposed: Cᵀ's fragments, 16 of N's columns by the (one) token tile.
+  int64_t fragments = p.transposed
+                          ? n / t.mma.m
+                          : batch * (p.paddedRows / t.mma.m) * (n / t.mma.n);
   int64_t warpChain = llvm::divideCeil(fragments, warps) * steps;
   int64_t longChain =
       p.accumulator >= 0 ? kLongMmaChainSteps : 2 * kLongMmaChainSteps;
   if (warpChain < longChain)
     return;
-  auto fits = [&](int64_t partials) {
-    return steps % partials == 0 && steps / partials >= kMinPartialSteps &&
-           numElements(partialSumsShape(partials, batch, p.paddedRows, n)) *
+  auto fits = [&](int64_t slices, int64_t chains) {
+    MatmulPlan q = p;
+    q.slices = slices;
+    q.chains = chains;
+    return steps % q.partials() == 0 &&
+           steps / q.partials() >= kMinPartialSteps &&
+           numElements(partialSumsShape(q, batch, n, t)) *
                    elemTypeBytes(ElemType::F32) <=
                kMaxPartialScratchBytes;
   };
-  while (fragments * p.slices * 2 <= warps && fits(p.slices * 2))
+  while (fragments * p.slices * 2 <= warps && fits(p.slices * 2, p.chains))
     p.slices *= 2;
-  while (p.chains * 2 <= kMaxChainsPerItem && fits(p.partials() * 2))
+  while (p.chains * 2 <= kMaxChainsPerItem && fits(p.slices, p.chains * 2))
     p.chains *= 2;
 }
 
@@ -270,6 +280,14 @@ MatmulPlan planMatmul(const UGraph &g, const BlockSchedule &sched,
                   " would need padding inside a batched tile");
   p.tensorCores = true;
   p.paddedRows = rows;
+  // Decode rows: the weight's columns as the MMA's 16 rows, the tokens as
+  // its 8 columns (TransposedDecodeMma.md), when the product adds into an
+  // accumulator: its fragments then join C once, after the loop; another
+  // product would pay a combine phase and its barrier every run.
+  if (p.accumulator >= 0 && batch == 1 && m <= t.mma.n && n % t.mma.m == 0) {
+    p.transposed = true;
+    p.paddedRows = llvm::alignTo(m, t.mma.n);
+  }
   planMatmulChains(p, batch, n, k, warps, t);
   return p;
 }
@@ -426,8 +444,9 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     const UOp &op = block.ops[i];
     int32_t c = m.accumulator >= 0 ? block.ops[m.accumulator].results[0]
                                    : op.results[0];
-    for (int32_t v : {op.operands[0], c})
-      rows[v] = std::max(rows[v], m.paddedRows);
+    rows[op.operands[0]] = std::max(rows[op.operands[0]], m.paddedRows);
+    if (!m.transposed) // a transposed product's C is written by its combine
+      rows[c] = std::max(rows[c], m.paddedRows);
     if (m.tensorCores)
       for (int32_t v : {op.operands[0], op.operands[1]})
         ldmatrixRead[v] = true;
@@ -453,15 +472,15 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     t.bytes = allocatedBytes(t);
     plan.tiles.push_back(std::move(t));
   }
-  // A split matmul's partial sums: one f32 copy of C's rows per partial.
+  // A split or transposed matmul's partial sums (partialSumsShape).
   for (const MatmulPlan &m : plan.matmuls) {
-    if (m.partials() == 1)
+    if (!m.usesScratch())
       continue;
     MatmulDims d = matmulDims(block, m);
     TilePlan t;
     t.scratchFor = m.op;
-    t.shape = partialSumsShape(m.partials(), d.batch, m.paddedRows, d.n);
-    t.pitch = d.n;
+    t.shape = partialSumsShape(m, d.batch, d.n, target);
+    t.pitch = t.shape.back();
     t.storage = ElemType::F32;
     t.bytes = allocatedBytes(t);
     plan.tiles.push_back(std::move(t));

@@ -47,12 +47,14 @@ UGraph productBlock(int64_t m, int64_t k, int64_t n, int64_t gridX) {
 } // namespace
 
 TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
-  // M = 4 decode rows: the A tile and the accumulator are padded to 16 rows,
-  // the accumulator is f32 though the graph is f16.
-  UGraph b = gemvBlock(4, 1024, 2048, 64, 16);
+  // M = 12 rows (more than a transposed product's 8 tokens): the A tile and
+  // the accumulator are padded to 16 rows, the accumulator is f32 though the
+  // graph is f16.
+  UGraph b = gemvBlock(12, 1024, 2048, 64, 16);
   KernelPlan p = planKernel(b, h100());
   ASSERT_EQ(p.matmuls.size(), 1u);
   EXPECT_TRUE(p.matmuls[0].tensorCores) << p.matmuls[0].whyNotTensorCores;
+  EXPECT_FALSE(p.matmuls[0].transposed);
   EXPECT_EQ(p.matmuls[0].paddedRows, 16);
   // X's 128-byte rows are read by ldmatrix: 16 bytes more each
   // (tileRowPitch); W's 64-byte rows and the accumulator are not padded.
@@ -72,8 +74,47 @@ TEST(KernelPlan, SumsAreStoredInF32AndRowsPaddedForTensorCores) {
   EXPECT_EQ(p.tiles[2].buffers, 1);
   EXPECT_FALSE(p.dynamicShared);
   EXPECT_EQ(p.sharedBytes, (x + w) * p.stages + acc);
-  // The declared dtypes count 4 rows of f16: the plan is what is allocated.
+  // The declared dtypes count 12 rows of f16: the plan is what is allocated.
   EXPECT_GT(p.sharedBytes, sharedMemoryBytes(b));
+}
+
+TEST(KernelPlan, DecodeMatmulsAreTransposed) {
+  // TransposedDecodeMma.md. M = 4 tokens, 32 columns a block: Cᵀ = Wᵀ·Xᵀ,
+  // X padded to the MMA's 8 columns (not 16 rows), the accumulator not
+  // padded, the fragments (2 of 16 columns) in a scratch of Cᵀ's rows.
+  UGraph b = gemvBlock(4, 1024, 2048, 64, 16);
+  KernelPlan p = planKernel(b, h100());
+  ASSERT_EQ(p.matmuls.size(), 1u);
+  const MatmulPlan &m = p.matmuls[0];
+  EXPECT_TRUE(m.tensorCores) << m.whyNotTensorCores;
+  EXPECT_TRUE(m.transposed);
+  EXPECT_TRUE(m.usesScratch());
+  EXPECT_EQ(m.paddedRows, 8);
+  // 4 K steps a run: too short to split.
+  EXPECT_EQ(m.partials(), 1);
+  int64_t x = 8 * (64 + 8) * 2, w = 64 * 32 * 2, acc = 4 * 32 * 4;
+  ASSERT_EQ(p.tiles.size(), 4u);
+  EXPECT_EQ(p.tiles[0].bytes, x);
+  EXPECT_EQ(p.tiles[1].bytes, w);
+  EXPECT_EQ(p.tiles[2].bytes, acc);
+  const TilePlan *partials = p.scratchOf(m.op);
+  ASSERT_NE(partials, nullptr);
+  EXPECT_EQ(partials->shape, (Shape{32, 8}));
+  EXPECT_EQ(partials->storage, ElemType::F32);
+  EXPECT_EQ(p.sharedBytes, (x + w) * p.stages + acc + 32 * 8 * 4);
+
+  // Not transposed: more than 8 tokens, N not a multiple of 16, a product
+  // that adds into no accumulator (its fragments would need a combine phase
+  // every run).
+  EXPECT_FALSE(planKernel(gemvBlock(9, 1024, 2048, 64, 16), h100())
+                   .matmuls[0]
+                   .transposed);
+  KernelPlan product = planKernel(productBlock(4, 64, 16, 8), h100());
+  EXPECT_FALSE(product.matmuls[0].transposed);
+  EXPECT_EQ(product.matmuls[0].paddedRows, 16);
+  EXPECT_FALSE(planKernel(gemvBlock(4, 1024, 8 * 64, 64, 16), h100())
+                   .matmuls[0]
+                   .transposed);
 }
 
 TEST(KernelPlan, LdmatrixRowsAMultipleOf128BytesArePadded) {
@@ -88,30 +129,32 @@ TEST(KernelPlan, LdmatrixRowsAMultipleOf128BytesArePadded) {
   EXPECT_EQ(tileRowPitch(56, ElemType::F16, true), 56);
   EXPECT_EQ(tileRowPitch(64, ElemType::F16, false), 64);
   // The plan counts the padding in the bytes it allocates: the decode GEMV
-  // of the Qwen2.5-7B gated MLP, x [16 (4 padded), 896] and W [896, 16].
+  // of the Qwen2.5-7B gated MLP, x [8 (4 padded), 896] and W [896, 16].
   // (Its fourth tile holds the partial sums of its split K: below.)
   KernelPlan p = planKernel(gemvBlock(4, 3584, 16 * 1184, 1184, 4), h100());
   ASSERT_EQ(p.tiles.size(), 4u);
   EXPECT_EQ(p.tiles[0].pitch, 904);
-  EXPECT_EQ(p.tiles[0].bytes, 16 * 904 * 2);
+  EXPECT_EQ(p.tiles[0].bytes, 8 * 904 * 2);
   EXPECT_EQ(p.tiles[1].pitch, 16);
   EXPECT_EQ(p.tiles[1].bytes, 896 * 16 * 2);
 }
 
 TEST(KernelPlan, LongMmaChainsAreSplit) {
-  // MmaChains.md. The Qwen2.5-7B GEMV: two 16x8 fragments, 56 K steps per
-  // iteration, four warps: 2 slices (the idle warps) x 4 chains per warp,
-  // 8 partials of 7 steps, 8 x 16 rows x 16 columns of f32 partial sums.
+  // MmaChains.md. The Qwen2.5-7B GEMV, transposed (TransposedDecodeMma.md):
+  // one fragment of Cᵀ (16 columns x 8 tokens), 56 K steps per iteration,
+  // four warps: 4 slices (one per warp) x 2 chains per warp, 8 partials of
+  // 7 steps, 8 x 16 rows (columns of C) x 8 tokens of f32 partial sums.
   KernelPlan p = planKernel(gemvBlock(4, 3584, 16 * 1184, 1184, 4), h100());
   ASSERT_EQ(p.matmuls.size(), 1u);
   const MatmulPlan &m = p.matmuls[0];
-  EXPECT_EQ(m.slices, 2);
-  EXPECT_EQ(m.chains, 4);
+  EXPECT_TRUE(m.transposed);
+  EXPECT_EQ(m.slices, 4);
+  EXPECT_EQ(m.chains, 2);
   const TilePlan *partials = p.scratchOf(m.op);
   ASSERT_NE(partials, nullptr);
-  EXPECT_EQ(partials->shape, (Shape{8 * 16, 16}));
+  EXPECT_EQ(partials->shape, (Shape{8 * 16, 8}));
   EXPECT_EQ(partials->storage, ElemType::F32);
-  EXPECT_EQ(partials->bytes, kMaxPartialScratchBytes);
+  EXPECT_EQ(partials->bytes, 8 * 16 * 8 * 4);
   EXPECT_EQ(partials->buffers, 1);
 
   // A short chain stays whole: 16 fragments over 4 warps, 2 K steps each.
@@ -138,11 +181,11 @@ TEST(KernelPlan, LongMmaChainsAreSplit) {
   EXPECT_EQ(k32.matmuls[0].slices, 2);
   EXPECT_EQ(k32.matmuls[0].chains, 4);
 
-  // Partials divide the steps: 20 K steps make 4 partials of 5 (2 slices
-  // x 2 chains), not 8.
+  // Partials divide the steps: 20 K steps make 4 partials of 5 (4 slices
+  // x 1 chain), not 8.
   KernelPlan odd = planKernel(gemvBlock(4, 320 * 4, 16 * 8, 8, 4), h100());
-  EXPECT_EQ(odd.matmuls[0].slices, 2);
-  EXPECT_EQ(odd.matmuls[0].chains, 2);
+  EXPECT_EQ(odd.matmuls[0].slices, 4);
+  EXPECT_EQ(odd.matmuls[0].chains, 1);
 }
 
 TEST(KernelPlan, FmaMicroTiles) {

@@ -39,6 +39,10 @@ struct KernelCost {
   std::vector<double> inputLoadBytes;
   double flops = 0;          // all FLOPs
   double tensorFlops = 0;    // of which matmul FLOPs on tensor cores
+  /// The work those MMAs issue: padded rows included (MatmulPlan::
+  /// paddedRows: M to 16 rows, or to 8 tokens when transposed), at which
+  /// the tensor-core time is priced.
+  double tensorIssuedFlops = 0;
   /// Of which matmul FLOPs on FMA (custom kernels), priced by their plan's
   /// pipe cycles, not at the FMA peak (FmaMicroTiles.md).
   double fmaMatmulFlops = 0;

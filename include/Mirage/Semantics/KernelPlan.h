@@ -62,9 +62,16 @@ struct MatmulPlan {
   bool tensorCores = false;
   /// Why the matmul runs on FMA; empty on tensor cores.
   std::string whyNotTensorCores;
-  /// Rows of its A and C tiles as allocated (M rounded up to the MMA's m);
-  /// 0 on FMA.
+  /// Rows of its A tile as allocated (M rounded up to the MMA's m, or to
+  /// its n when transposed), and of its C tile when not transposed; 0 on
+  /// FMA.
   int64_t paddedRows = 0;
+  /// On tensor cores, the product computed transposed, Cᵀ = Bᵀ·Aᵀ
+  /// (docs/Rationale/TransposedDecodeMma.md): B's columns are the MMA's 16
+  /// rows and A's rows (M <= the MMA's n: decode tokens) its columns. Each
+  /// fragment is Cᵀ's, written to the matmul's scratch (usesScratch) and
+  /// combined into C's real rows, which are not padded.
+  bool transposed = false;
   /// On tensor cores, the K steps split into `slices * chains` contiguous
   /// ranges, each its own chain of mma.sync (docs/Rationale/MmaChains.md):
   /// a warp item is (output fragment, slice), and its loop carries `chains`
@@ -73,6 +80,11 @@ struct MatmulPlan {
   /// into C in order.
   int64_t slices = 1, chains = 1;
   int64_t partials() const { return slices * chains; }
+  /// Whether its fragments go to a scratch tile of partial sums
+  /// (KernelPlan::scratchOf) that a phase adds into C: split or transposed.
+  bool usesScratch() const {
+    return tensorCores && (transposed || partials() > 1);
+  }
   /// On FMA, each thread's register micro-tile (FmaMicroTiles.md): rows
   /// rowGroup * microRows + i, clamped to the tile's last row (a clamped
   /// row's store is skipped), and columns colGroup + j * N / microCols.

@@ -16,11 +16,12 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::loops;
 
-/// The tensor-core matmul split into partials (MmaChains.md) that adds
-/// into accumulator `accum`, or null.
+/// The tensor-core matmul with a scratch of partial sums (split, MmaChains.md,
+/// or transposed, TransposedDecodeMma.md) that adds into accumulator
+/// `accum`, or null.
 static const MatmulPlan *splitInto(const KernelPlan &plan, int32_t accum) {
   for (const MatmulPlan &m : plan.matmuls)
-    if (m.accumulator == accum && m.partials() > 1)
+    if (m.accumulator == accum && m.usesScratch())
       return &m;
   return nullptr;
 }

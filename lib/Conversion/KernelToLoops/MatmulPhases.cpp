@@ -90,6 +90,21 @@ struct NativeMma {
                                               ArrayRef<bool>{true, true});
     return vector::ContractionOp::create(b, loc, av, bv, acc, maps, iterators);
   }
+
+  /// acc + (W[kRow.., col..])ᵀ · (X[0.., kRow..])ᵀ: a fragment of Cᵀ for
+  /// C = X · W (TransposedDecodeMma.md), W's 16 columns from `col` as the
+  /// MMA's rows (read transposed: ldmatrix.trans of an A operand on the
+  /// GPU), X's 8 (padded) rows as its columns, as stored.
+  Value stepTransposed(OpBuilder &b, Value W, Value X, Value kRow, Value col,
+                       Value acc) const {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value av =
+        vector::TransferReadOp::create(b, loc, aT, W, {kRow, col}, std::nullopt,
+                                       transposed, ArrayRef<bool>{true, true});
+    Value bv = vector::TransferReadOp::create(
+        b, loc, bT, X, {zero, kRow}, std::nullopt, ArrayRef<bool>{true, true});
+    return vector::ContractionOp::create(b, loc, av, bv, acc, maps, iterators);
+  }
 };
 } // namespace
 
@@ -109,7 +124,7 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     // output row depends only on its own A row).
     int64_t m = mp->paddedRows;
     Value A = collapse2D(b, loc, mem[a]), B = collapse2D(b, loc, mem[bv]);
-    if (mp->partials() > 1) {
+    if (mp->usesScratch()) {
       emitSplitMma(op, *mp, A, B, batch, k, n);
       return true;
     }
@@ -224,26 +239,33 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
   // K steps [p * len, (p + 1) * len) for partial p = s * chains + u into
   // rows p * rowsOfC + row of the scratch tile: from a zero fragment, or,
   // into an accumulator, from what the partial held after the previous
-  // iteration.
+  // iteration. Transposed (TransposedDecodeMma.md), a fragment is Cᵀ's 16
+  // columns from fragment * 16 by the tokens, at row p * N + column of the
+  // scratch (partialSumsShape, KernelPlan.cpp).
   int64_t m = mp.paddedRows, slices = mp.slices, chains = mp.chains;
   int64_t partials = mp.partials(), len = k / kMmaK / partials;
   int64_t rowsOfC = batch * m;
   int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
+  int64_t fragments = mp.transposed ? n / kMmaM : batch * tilesM * tilesN;
   Value partialSums = scratch.lookup(opIndex(op));
   NativeMma mma(b, loc, cast<MemRefType>(A.getType()).getElementType());
   MLIRContext *c0 = ctx();
   AffineExpr item = getAffineDimExpr(0, c0), j = getAffineDimExpr(1, c0);
   AffineExpr tile = item.floorDiv(slices), slice = item % slices;
-  AffineExpr bIdx = tile.floorDiv(tilesM * tilesN);
+  AffineExpr bIdx = mp.transposed ? getAffineConstantExpr(0, c0)
+                                  : tile.floorDiv(tilesM * tilesN);
   AffineExpr i = tile.floorDiv(tilesN) % tilesM, jn = tile % tilesN;
   AffineExpr rowC = bIdx * m + i * kMmaM, colC = jn * kMmaN;
+  AffineExpr colT = tile * kMmaM; // transposed: the fragment's first column
   bool accumulate = mp.accumulator >= 0;
   auto slot = [&](OpBuilder &ob, Value it, int64_t u) {
-    return std::make_pair(
-        apply(ob, (slice * chains + u) * rowsOfC + rowC, {it}),
-        apply(ob, colC, {it}));
+    AffineExpr p = slice * chains + u;
+    if (mp.transposed)
+      return std::make_pair(apply(ob, p * n + colT, {it}), index(ob, 0));
+    return std::make_pair(apply(ob, p * rowsOfC + rowC, {it}),
+                          apply(ob, colC, {it}));
   };
-  warpPhase(batch * tilesM * tilesN * slices, [&](OpBuilder &ob, Value it) {
+  warpPhase(fragments * slices, [&](OpBuilder &ob, Value it) {
     SmallVector<Value> inits;
     for (int64_t u = 0; u < chains; ++u) {
       if (!accumulate) {
@@ -262,6 +284,12 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
     SmallVector<Value> next;
     for (int64_t u = 0; u < chains; ++u) {
       AffineExpr kStep = (slice * chains + u) * len + j;
+      if (mp.transposed) {
+        next.push_back(mma.stepTransposed(
+            lb, B, A, apply(lb, kStep * kMmaK, {it, step}),
+            apply(lb, colT, {it, step}), loop.getRegionIterArg(u)));
+        continue;
+      }
       next.push_back(mma.step(lb, A, B, apply(lb, rowC, {it, step}),
                               apply(lb, kStep * kMmaK, {it, step}),
                               apply(lb, bIdx * k + kStep * kMmaK, {it, step}),
@@ -295,16 +323,23 @@ void BlockEmitter::addPartials(const UOp &op, const MatmulPlan &mp) {
   int64_t realRows = batch * as[as.size() - 2];
   threadPhase(realRows * n, [&](OpBuilder &ob, Value e) {
     AffineExpr d = getAffineDimExpr(0, ctx());
-    Value r = apply(ob, d.floorDiv(n), e), col = apply(ob, d % n, e);
+    // Transposed, a thread's row varies fastest: neighbouring threads read
+    // neighbouring words of a scratch row (Cᵀ's column).
+    AffineExpr row = mp.transposed ? d % realRows : d.floorDiv(n);
+    AffineExpr column = mp.transposed ? d.floorDiv(realRows) : d % n;
+    Value r = apply(ob, row, e), col = apply(ob, column, e);
     Value sum =
         accumulate
             ? (Value)memref::LoadOp::create(ob, loc, C, ValueRange{r, col})
             : (Value)arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0));
     for (int64_t p = 0; p < partials; ++p) {
-      Value pr = apply(ob, d.floorDiv(n) + p * rowsOfC, e);
+      SmallVector<Value, 2> at;
+      if (mp.transposed)
+        at = {apply(ob, column + p * n, e), r};
+      else
+        at = {apply(ob, row + p * rowsOfC, e), col};
       sum = arith::AddFOp::create(
-          ob, loc, sum,
-          memref::LoadOp::create(ob, loc, partialSums, ValueRange{pr, col}));
+          ob, loc, sum, memref::LoadOp::create(ob, loc, partialSums, at));
     }
     memref::StoreOp::create(ob, loc, sum, C, ValueRange{r, col});
   });

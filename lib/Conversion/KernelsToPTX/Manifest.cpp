@@ -53,9 +53,12 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
     // Per FMA matmul, its register micro-tile [rows, columns]
     // (FmaMicroTiles.md).
     llvm::json::Array microTiles;
-    for (const MatmulPlan &m : p.matmuls)
+    int64_t transposed = 0;
+    for (const MatmulPlan &m : p.matmuls) {
       if (!m.tensorCores)
         microTiles.push_back(llvm::json::Array{m.microRows, m.microCols});
+      transposed += m.transposed;
+    }
     llvm::json::Object kernel{
         {"name", k.name},
         {"grid", shapeArray(k.grid)},
@@ -68,6 +71,8 @@ std::string mirage::writeManifest(const LaunchPlan &plan,
                      {"stages", p.stages},
                      {"matmuls", static_cast<int64_t>(p.matmuls.size())},
                      {"tensor_core_matmuls", p.tensorCoreMatmuls()},
+                     // of which computed transposed (TransposedDecodeMma.md)
+                     {"transposed_matmuls", transposed},
                      {"fma_micro_tiles", std::move(microTiles)},
                      {"resident_blocks_per_sm", p.residentBlocksPerSM},
                      {"min_blocks_per_sm", p.minBlocksPerSM},

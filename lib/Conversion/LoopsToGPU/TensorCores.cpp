@@ -363,6 +363,10 @@ LogicalResult mirage::convertContractsToTensorCores(func::FuncOp kernel,
         m.setTf32EnabledAttr(UnitAttr::get(ctx));
     });
 
+  // After the bf16 loads are back on their buffers: a register shuffle
+  // between an f16 view's bitcasts would keep them from cancelling.
+  mirage::detail::reorderTransposedALdMatrix(kernel);
+
   RewritePatternSet bf16Lowering(ctx);
   populateBF16MmaSyncToNVVMPatterns(bf16Lowering);
   if (mlir::failed(applyPatternsGreedily(kernel, std::move(bf16Lowering))))

@@ -304,3 +304,33 @@ bool mirage::detail::swizzleSeesEveryAccess(memref::AllocOp a) {
     return memref == &use && accessBits(op) <= 128;
   });
 }
+
+//===----------------------------------------------------------------------===//
+// Transposed A fragments (TransposedDecodeMma.md)
+//===----------------------------------------------------------------------===//
+
+// Upstream's ldmatrix for a transposed A read addresses, from lane l, stored
+// row l mod 16 (K) and column block l / 16 (M): the four 8x8 matrices come
+// out as (M 0-7, K 0-7), (M 0-7, K 8-15), (M 8-15, K 0-7), (M 8-15, K 8-15),
+// where mma.sync's A fragment wants the middle two the other way round.
+// Swapping them is a register renaming.
+void mirage::detail::reorderTransposedALdMatrix(func::FuncOp kernel) {
+  SmallVector<nvgpu::LdMatrixOp> loads;
+  kernel.walk([&](nvgpu::LdMatrixOp l) {
+    auto t = cast<VectorType>(l.getRes().getType());
+    // Only an A fragment of 16-bit elements is four 32-bit registers
+    // (vector<4x2x...>); a transposed B is two.
+    if (l.getTranspose() && l.getNumTiles() == 4 &&
+        t.getShape() == ArrayRef<int64_t>{4, 2} &&
+        t.getElementType().getIntOrFloatBitWidth() == 16)
+      loads.push_back(l);
+  });
+  for (nvgpu::LdMatrixOp l : loads) {
+    OpBuilder b(l->getContext());
+    b.setInsertionPointAfter(l);
+    Value v = l.getRes();
+    auto shuffle = vector::ShuffleOp::create(b, l.getLoc(), v, v,
+                                             ArrayRef<int64_t>{0, 2, 1, 3});
+    v.replaceAllUsesExcept(shuffle.getResult(), shuffle);
+  }
+}

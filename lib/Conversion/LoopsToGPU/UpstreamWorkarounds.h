@@ -1,4 +1,5 @@
-//===- UpstreamWorkarounds.h - Where upstream MLIR 22 falls short -*- C++ -*-===//
+//===- UpstreamWorkarounds.h - Where upstream MLIR 22 falls short -*- C++
+//-*-===//
 //
 // Every workaround of the GPU lowering for a defect of upstream MLIR 22.1 is
 // here (UpstreamWorkarounds.cpp), each with the test that pins the upstream
@@ -34,6 +35,11 @@
 //       memref.subview views make upstream decline). Seen on an H200: a
 //       QK-norm attention kernel's P·V read P permuted, no race, no
 //       out-of-bounds access.        upstream-swizzle-through-views.mlir
+//   reorderTransposedALdMatrix (TensorCores.cpp, after the conversion)
+//       a transposed A operand's ldmatrix.x4.trans delivers the fragment's
+//       middle two registers swapped (rows 0-7 of K 8-15 where mma.sync
+//       wants rows 8-15 of K 0-7): a wrong product, no error.
+//                                       upstream-ldmatrix-trans-a.mlir
 //
 //===----------------------------------------------------------------------===//
 #ifndef MIRAGE_LIB_CONVERSION_LOOPSTOGPU_UPSTREAMWORKAROUNDS_H
@@ -86,6 +92,12 @@ void foldWorkgroupCollapseViews(mlir::func::FuncOp kernel);
 /// user is a load, store, ldmatrix or async copy of the buffer itself (no
 /// view) of at most 16 bytes, or its dealloc.
 bool swizzleSeesEveryAccess(mlir::memref::AllocOp a);
+
+/// Swaps the middle two registers of every ldmatrix.x4.trans of 16-bit
+/// elements in `kernel` (an A fragment read transposed, the only such load
+/// upstream's mma.sync conversion makes; TransposedDecodeMma.md). Run right
+/// after that conversion.
+void reorderTransposedALdMatrix(mlir::func::FuncOp kernel);
 
 } // namespace mirage::detail
 
