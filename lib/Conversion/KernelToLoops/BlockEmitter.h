@@ -33,6 +33,8 @@
 namespace mirage::loops {
 
 constexpr int64_t kWarpSize = 32;
+/// Most items per warp a warp phase emits unrolled (warpPhase).
+constexpr int64_t kMaxUnrolledWarpItems = 4;
 
 struct BlockEmitter {
   mlir::OpBuilder &b;
@@ -118,7 +120,11 @@ struct BlockEmitter {
               llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
   /// A phase over the plan's warps W: `scf.forall (%w) in (W)`
   /// (#gpu.warp<linear_dim_0>) whose body loops over work items i = w,
-  /// w + W, ... < n.
+  /// w + W, ... < n; when W divides n into at most
+  /// kMaxUnrolledWarpItems items per warp, the body is emitted once per
+  /// item instead, without a loop, so that an item's accumulator
+  /// fragments have indices of the warp alone and the GPU stage carries
+  /// them in registers across the for-loop (MapToGPU.cpp).
   void warpPhase(int64_t n,
                  llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
                      body);

@@ -148,6 +148,13 @@ void BlockEmitter::warpPhase(int64_t n,
       mapping);
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value w = forall.getInductionVar(0);
+  if (n % plan.warps == 0 && n / plan.warps <= kMaxUnrolledWarpItems) {
+    for (int64_t j = 0; j < n / plan.warps; ++j)
+      body(ob, j == 0
+                   ? w
+                   : apply(ob, getAffineDimExpr(0, ctx()) + j * plan.warps, w));
+    return;
+  }
   auto loop =
       scf::ForOp::create(ob, loc, w, index(ob, n), index(ob, plan.warps));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());

@@ -44,6 +44,18 @@
 // LOOPS-COUNT-8: memref.load %[[P]]
 // LOOPS-NOT: memref.load %[[P]]
 // LOOPS: vector.transfer_write {{.*}} : vector<{{[0-9]+}}xf16>, memref<1x4x64xf16>
+// On the GPU each warp carries its two partials in registers across the
+// for-loop (MmaChains.md, "Partials in registers across the loop"): read
+// from the scratch once before it, written once after it.
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | mirage-opt --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{stop-after=map}))' | FileCheck %s --check-prefix=MAP
+// MAP: %[[S:.*]] = memref.alloc() : memref<128x8xf32, #gpu.address_space<workgroup>>
+// MAP-COUNT-2: vector.transfer_read %[[S]]
+// MAP: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (vector<16x8xf32>, vector<16x8xf32>)
+// MAP-NOT: %[[S]]
+// MAP: scf.yield
+// MAP-COUNT-2: vector.transfer_write {{.*}}, %[[S]]
+// MAP-NEXT: gpu.barrier
+
 // Two independent mma.sync in the loop body of each warp, each fed by a
 // transposed ldmatrix.x4 of the weight and an ldmatrix.x2 of the tokens.
 // PTX: .entry graph0_opt_k0
