@@ -125,9 +125,16 @@ struct BlockEmitter {
   /// item instead, without a loop, so that an item's accumulator
   /// fragments have indices of the warp alone and the GPU stage carries
   /// them in registers across the for-loop (MapToGPU.cpp).
-  void warpPhase(int64_t n,
-                 llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)>
-                     body);
+  /// A warp phase's work item; unrolled, also the warp and the constant
+  /// offset with item = warp + offset (-1 in the loop form), from which a
+  /// caller can state indices the warp alone moves (emitMatmul).
+  struct WarpItem {
+    mlir::Value item, warp;
+    int64_t offset = -1;
+  };
+  void
+  warpPhase(int64_t n,
+            llvm::function_ref<void(mlir::OpBuilder &, const WarpItem &)> body);
   /// Row reduction `op` as its plan says (ReductionPlan): `outputs` results,
   /// each the fold with `combine` of `elem(out, c)` for the chunks c =
   /// 0..chunks-1, started from chunk 0; `finish(out, folded)` stores it.

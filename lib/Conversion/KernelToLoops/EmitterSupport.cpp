@@ -139,8 +139,8 @@ scf::ForallOp BlockEmitter::threadPhase(
   return forall;
 }
 
-void BlockEmitter::warpPhase(int64_t n,
-                             function_ref<void(OpBuilder &, Value)> body) {
+void BlockEmitter::warpPhase(
+    int64_t n, function_ref<void(OpBuilder &, const WarpItem &)> body) {
   auto mapping = b.getArrayAttr(
       {gpu::GPUWarpMappingAttr::get(ctx(), gpu::MappingId::LinearDim0)});
   auto forall = scf::ForallOp::create(
@@ -149,16 +149,18 @@ void BlockEmitter::warpPhase(int64_t n,
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value w = forall.getInductionVar(0);
   if (n % plan.warps == 0 && n / plan.warps <= kMaxUnrolledWarpItems) {
-    for (int64_t j = 0; j < n / plan.warps; ++j)
-      body(ob, j == 0
-                   ? w
-                   : apply(ob, getAffineDimExpr(0, ctx()) + j * plan.warps, w));
+    for (int64_t j = 0; j < n / plan.warps; ++j) {
+      int64_t offset = j * plan.warps;
+      Value item =
+          j == 0 ? w : apply(ob, getAffineDimExpr(0, ctx()) + offset, w);
+      body(ob, WarpItem{item, w, offset});
+    }
     return;
   }
   auto loop =
       scf::ForOp::create(ob, loc, w, index(ob, n), index(ob, plan.warps));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
-  body(lb, loop.getInductionVar());
+  body(lb, WarpItem{loop.getInductionVar(), w, -1});
 }
 
 SmallVector<Value> BlockEmitter::delinearize(OpBuilder &ob, Value e,

@@ -135,8 +135,26 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     AffineExpr bIdx = t.floorDiv(tilesM * tilesN);
     AffineExpr i = t.floorDiv(tilesN) % tilesM, j = t % tilesN;
     AffineExpr rowC = bIdx * m + i * kMmaM, colC = j * kMmaN;
-    warpPhase(batch * tilesM * tilesN, [&](OpBuilder &ob, Value tile) {
-      Value row = apply(ob, rowC, tile), col = apply(ob, colC, tile);
+    int64_t warps = plan.warps;
+    warpPhase(batch * tilesM * tilesN, [&](OpBuilder &ob, const WarpItem &wi) {
+      // The fragment's row, column and batch entry. Unrolled over W warps
+      // that divide a row of fragments, item = w + offset has column tile
+      // w + offset mod tilesN and a constant row: indices that the warp
+      // alone moves, which the GPU stage needs to tell the fragments of a
+      // warp apart and carry them in registers across the for-loop
+      // (MmaChains.md, "Partials in registers across the loop").
+      Value row, col, entry;
+      if (wi.offset >= 0 && tilesN % warps == 0) {
+        int64_t t0 = wi.offset / tilesN;
+        int64_t b0 = t0 / tilesM, i0 = t0 % tilesM;
+        row = index(ob, b0 * m + i0 * kMmaM);
+        col = apply(ob, (t + wi.offset % tilesN) * kMmaN, wi.warp);
+        entry = index(ob, b0);
+      } else {
+        row = apply(ob, rowC, wi.item);
+        col = apply(ob, colC, wi.item);
+        entry = apply(ob, bIdx, wi.item);
+      }
       Value init = accumulate ? (Value)vector::TransferReadOp::create(
                                     ob, loc, mma.cT, C, {row, col},
                                     std::nullopt, ArrayRef<bool>{true, true})
@@ -146,11 +164,9 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
                                      ValueRange{init});
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value step = loop.getInductionVar();
-      Value next =
-          mma.step(lb, A, B, apply(lb, rowC, {tile, step}),
-                   apply(lb, kk * kMmaK, {tile, step}),
-                   apply(lb, bIdx * k + kk * kMmaK, {tile, step}),
-                   apply(lb, colC, {tile, step}), loop.getRegionIterArg(0));
+      Value next = mma.step(lb, A, B, row, apply(lb, kk * kMmaK, {entry, step}),
+                            apply(lb, t * k + kk * kMmaK, {entry, step}), col,
+                            loop.getRegionIterArg(0));
       scf::YieldOp::create(lb, loc, next);
       vector::TransferWriteOp::create(ob, loc, loop.getResult(0), C,
                                       {row, col}, ArrayRef<bool>{true, true});
@@ -265,7 +281,8 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
     return std::make_pair(apply(ob, p * rowsOfC + rowC, {it}),
                           apply(ob, colC, {it}));
   };
-  warpPhase(fragments * slices, [&](OpBuilder &ob, Value it) {
+  warpPhase(fragments * slices, [&](OpBuilder &ob, const WarpItem &wi) {
+    Value it = wi.item;
     SmallVector<Value> inits;
     for (int64_t u = 0; u < chains; ++u) {
       if (!accumulate) {

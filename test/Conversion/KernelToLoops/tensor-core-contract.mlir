@@ -35,6 +35,19 @@ func.func @f(%a: tensor<32x64xf16>, %b: tensor<64x64xf16>) -> tensor<32x64xf16> 
 // CHECK-COUNT-3: vector.contract
 // CHECK: } {mapping = [#gpu.warp<linear_dim_0>]}
 
+// On the GPU the four fragments are carried in registers across the
+// for-loop: read before it, written after it. Their rows are constants and
+// their columns the warp's tile plus a constant (emitMatmul), so the stage
+// can tell them apart.
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | mirage-opt --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{stop-after=map}))' | FileCheck %s --check-prefix=MAP
+// MAP-COUNT-4: vector.transfer_read {{.*}} : memref<32x64xf32, #gpu.address_space<workgroup>>, vector<16x8xf32>
+// MAP-NEXT: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
+// MAP-NOT: memref<32x64xf32
+// MAP: gpu.barrier
+// MAP: scf.yield {{.*}} : vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>
+// MAP-NEXT: }
+// MAP-COUNT-4: vector.transfer_write {{.*}} : vector<16x8xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
+
 
 // NOTC-NOT: vector.contract
 // NOTC: math.fma
