@@ -168,10 +168,7 @@ Shape partialSumsShape(const MatmulPlan &p, int64_t batch, int64_t n,
 void planMatmulChains(MatmulPlan &p, int64_t batch, int64_t n, int64_t k,
                       int64_t warps, const TargetInfo &t) {
   int64_t steps = k / t.mma.k;
-  // Transposed: Cᵀ's fragments, 16 of N's columns by the (one) token tile.
-  int64_t fragments = p.transposed
-                          ? n / t.mma.m
-                          : batch * (p.paddedRows / t.mma.m) * (n / t.mma.n);
+  int64_t fragments = p.fragments(batch, n, t.mma.m, t.mma.n);
   int64_t warpChain = llvm::divideCeil(fragments, warps) * steps;
   int64_t longChain =
       p.accumulator >= 0 ? kLongMmaChainSteps : 2 * kLongMmaChainSteps;

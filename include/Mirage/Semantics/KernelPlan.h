@@ -80,6 +80,13 @@ struct MatmulPlan {
   /// into C in order.
   int64_t slices = 1, chains = 1;
   int64_t partials() const { return slices * chains; }
+  /// On tensor cores, its output fragments of the MMA's mmaM x mmaN for
+  /// `batch` products of N columns: C's (batch x paddedRows/mmaM x
+  /// N/mmaN), or, transposed, Cᵀ's (N/mmaM, one tile of tokens).
+  int64_t fragments(int64_t batch, int64_t n, int64_t mmaM,
+                    int64_t mmaN) const {
+    return transposed ? n / mmaM : batch * (paddedRows / mmaM) * (n / mmaN);
+  }
   /// Whether its fragments go to a scratch tile of partial sums
   /// (KernelPlan::scratchOf) that a phase adds into C: split or transposed.
   bool usesScratch() const {

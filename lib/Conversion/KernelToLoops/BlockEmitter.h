@@ -118,6 +118,13 @@ struct BlockEmitter {
   mlir::scf::ForallOp
   threadPhase(int64_t n,
               llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
+  /// A warp phase's work item, the warp, and unrolled the constant offset
+  /// with item = warp + offset (-1 in the loop form), from which a caller
+  /// can state indices the warp alone moves (emitMatmul).
+  struct WarpItem {
+    mlir::Value item, warp;
+    int64_t offset = -1;
+  };
   /// A phase over the plan's warps W: `scf.forall (%w) in (W)`
   /// (#gpu.warp<linear_dim_0>) whose body loops over work items i = w,
   /// w + W, ... < n; when W divides n into at most
@@ -125,13 +132,6 @@ struct BlockEmitter {
   /// item instead, without a loop, so that an item's accumulator
   /// fragments have indices of the warp alone and the GPU stage carries
   /// them in registers across the for-loop (MapToGPU.cpp).
-  /// A warp phase's work item; unrolled, also the warp and the constant
-  /// offset with item = warp + offset (-1 in the loop form), from which a
-  /// caller can state indices the warp alone moves (emitMatmul).
-  struct WarpItem {
-    mlir::Value item, warp;
-    int64_t offset = -1;
-  };
   void
   warpPhase(int64_t n,
             llvm::function_ref<void(mlir::OpBuilder &, const WarpItem &)> body);

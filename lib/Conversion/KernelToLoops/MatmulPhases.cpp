@@ -262,7 +262,7 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
   int64_t partials = mp.partials(), len = k / kMmaK / partials;
   int64_t rowsOfC = batch * m;
   int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
-  int64_t fragments = mp.transposed ? n / kMmaM : batch * tilesM * tilesN;
+  int64_t fragments = mp.fragments(batch, n, kMmaM, kMmaN);
   Value partialSums = scratch.lookup(opIndex(op));
   NativeMma mma(b, loc, cast<MemRefType>(A.getType()).getElementType());
   MLIRContext *c0 = ctx();

@@ -1,5 +1,4 @@
-//===- UpstreamWorkarounds.h - Where upstream MLIR 22 falls short -*- C++
-//-*-===//
+//===- UpstreamWorkarounds.h - Upstream MLIR 22's defects -------*- C++ -*-===//
 //
 // Every workaround of the GPU lowering for a defect of upstream MLIR 22.1 is
 // here (UpstreamWorkarounds.cpp), each with the test that pins the upstream
