@@ -135,6 +135,13 @@ struct BlockEmitter {
   void
   warpPhase(int64_t n,
             llvm::function_ref<void(mlir::OpBuilder &, const WarpItem &)> body);
+  /// warpPhase with a warp's unrolled items given to `body` together, so
+  /// that they can share one loop (emitMatmul: MmaChains.md, "A warp's
+  /// fragments in one K loop"); in the loop form, one item at a time.
+  void warpGroupPhase(
+      int64_t n,
+      llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<WarpItem>)>
+          body);
   /// Row reduction `op` as its plan says (ReductionPlan): `outputs` results,
   /// each the fold with `combine` of `elem(out, c)` for the chunks c =
   /// 0..chunks-1, started from chunk 0; `finish(out, folded)` stores it.

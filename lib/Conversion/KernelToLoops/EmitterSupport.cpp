@@ -141,6 +141,14 @@ scf::ForallOp BlockEmitter::threadPhase(
 
 void BlockEmitter::warpPhase(
     int64_t n, function_ref<void(OpBuilder &, const WarpItem &)> body) {
+  warpGroupPhase(n, [&](OpBuilder &ob, ArrayRef<WarpItem> items) {
+    for (const WarpItem &wi : items)
+      body(ob, wi);
+  });
+}
+
+void BlockEmitter::warpGroupPhase(
+    int64_t n, function_ref<void(OpBuilder &, ArrayRef<WarpItem>)> body) {
   auto mapping = b.getArrayAttr(
       {gpu::GPUWarpMappingAttr::get(ctx(), gpu::MappingId::LinearDim0)});
   auto forall = scf::ForallOp::create(
@@ -149,12 +157,14 @@ void BlockEmitter::warpPhase(
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value w = forall.getInductionVar(0);
   if (n % plan.warps == 0 && n / plan.warps <= kMaxUnrolledWarpItems) {
+    SmallVector<WarpItem, kMaxUnrolledWarpItems> items;
     for (int64_t j = 0; j < n / plan.warps; ++j) {
       int64_t offset = j * plan.warps;
       Value item =
           j == 0 ? w : apply(ob, getAffineDimExpr(0, ctx()) + offset, w);
-      body(ob, WarpItem{item, w, offset});
+      items.push_back(WarpItem{item, w, offset});
     }
+    body(ob, items);
     return;
   }
   auto loop =

@@ -79,16 +79,29 @@ struct NativeMma {
         b, loc, cT, DenseElementsAttr::get(cT, b.getF32FloatAttr(0)));
   }
 
+  /// A's 16x16 fragment at (aRow, aCol).
+  Value readA(OpBuilder &b, Value A, Value aRow, Value aCol) const {
+    return vector::TransferReadOp::create(
+        b, loc, aT, A, {aRow, aCol}, std::nullopt, ArrayRef<bool>{true, true});
+  }
+
+  /// B's 16x8 block at (bRow, bCol), K along its rows, read transposed.
+  Value readB(OpBuilder &b, Value B, Value bRow, Value bCol) const {
+    return vector::TransferReadOp::create(b, loc, bT, B, {bRow, bCol},
+                                          std::nullopt, transposed,
+                                          ArrayRef<bool>{true, true});
+  }
+
+  /// acc + a · b on fragments read by readA and readB.
+  Value contract(OpBuilder &b, Value a, Value bv, Value acc) const {
+    return vector::ContractionOp::create(b, loc, a, bv, acc, maps, iterators);
+  }
+
   /// acc + A[aRow.., aCol..] · B[bRow.., bCol..] (B's 16x8 block at
   /// (bRow, bCol), K along its rows).
   Value step(OpBuilder &b, Value A, Value B, Value aRow, Value aCol, Value bRow,
              Value bCol, Value acc) const {
-    Value av = vector::TransferReadOp::create(
-        b, loc, aT, A, {aRow, aCol}, std::nullopt, ArrayRef<bool>{true, true});
-    Value bv = vector::TransferReadOp::create(b, loc, bT, B, {bRow, bCol},
-                                              std::nullopt, transposed,
-                                              ArrayRef<bool>{true, true});
-    return vector::ContractionOp::create(b, loc, av, bv, acc, maps, iterators);
+    return contract(b, readA(b, A, aRow, aCol), readB(b, B, bRow, bCol), acc);
   }
 
   /// acc + (W[kRow.., col..])ᵀ · (X[0.., kRow..])ᵀ: a fragment of Cᵀ for
@@ -136,40 +149,67 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     AffineExpr i = t.floorDiv(tilesN) % tilesM, j = t % tilesN;
     AffineExpr rowC = bIdx * m + i * kMmaM, colC = j * kMmaN;
     int64_t warps = plan.warps;
-    warpPhase(batch * tilesM * tilesN, [&](OpBuilder &ob, const WarpItem &wi) {
-      // The fragment's row, column and batch entry. Unrolled over W warps
-      // that divide a row of fragments, item = w + offset has column tile
-      // w + offset mod tilesN and a constant row: indices that the warp
-      // alone moves, which the GPU stage needs to tell the fragments of a
-      // warp apart and carry them in registers across the for-loop
-      // (MmaChains.md, "Partials in registers across the loop").
-      Value row, col, entry;
-      if (wi.offset >= 0 && tilesN % warps == 0) {
-        int64_t t0 = wi.offset / tilesN;
-        int64_t b0 = t0 / tilesM, i0 = t0 % tilesM;
-        row = index(ob, b0 * m + i0 * kMmaM);
-        col = apply(ob, (t + wi.offset % tilesN) * kMmaN, wi.warp);
-        entry = index(ob, b0);
-      } else {
-        row = apply(ob, rowC, wi.item);
-        col = apply(ob, colC, wi.item);
-        entry = apply(ob, bIdx, wi.item);
+    warpGroupPhase(batch * tilesM * tilesN, [&](OpBuilder &ob,
+                                                ArrayRef<WarpItem> items) {
+      // Per item: the fragment's row, column and batch entry, and the keys
+      // of the A and B fragments it reads (items of one warp with equal
+      // keys read the same fragment). Unrolled over W warps that divide a
+      // row of fragments, item = w + offset has column tile w + offset mod
+      // tilesN and a constant row: indices that the warp alone moves, which
+      // the GPU stage needs to tell the fragments of a warp apart and carry
+      // them in registers across the for-loop (MmaChains.md, "Partials in
+      // registers across the loop").
+      struct Fragment {
+        Value row, col, entry;
+        int64_t aKey, bKey;
+      };
+      SmallVector<Fragment, kMaxUnrolledWarpItems> frags;
+      for (const WarpItem &wi : items) {
+        int64_t ordinal = static_cast<int64_t>(frags.size());
+        if (wi.offset >= 0 && tilesN % warps == 0) {
+          int64_t t0 = wi.offset / tilesN;
+          int64_t b0 = t0 / tilesM, i0 = t0 % tilesM;
+          frags.push_back({index(ob, b0 * m + i0 * kMmaM),
+                           apply(ob, (t + wi.offset % tilesN) * kMmaN, wi.warp),
+                           index(ob, b0), t0,
+                           b0 * tilesN + wi.offset % tilesN});
+          continue;
+        }
+        // Indices of the item alone: its reads are its own.
+        frags.push_back({apply(ob, rowC, wi.item), apply(ob, colC, wi.item),
+                         apply(ob, bIdx, wi.item), -1 - ordinal, -1 - ordinal});
       }
-      Value init = accumulate ? (Value)vector::TransferReadOp::create(
-                                    ob, loc, mma.cT, C, {row, col},
-                                    std::nullopt, ArrayRef<bool>{true, true})
-                              : mma.zero(ob);
+      SmallVector<Value, kMaxUnrolledWarpItems> inits;
+      for (const Fragment &f : frags)
+        inits.push_back(accumulate
+                            ? (Value)vector::TransferReadOp::create(
+                                  ob, loc, mma.cT, C, {f.row, f.col},
+                                  std::nullopt, ArrayRef<bool>{true, true})
+                            : mma.zero(ob));
+      // One K loop for all of them (MmaChains.md, "A warp's fragments in
+      // one K loop"): each step reads a shared fragment once, and the
+      // fragments' mma.sync are independent of each other.
       auto loop = scf::ForOp::create(ob, loc, index(ob, 0),
-                                     index(ob, k / kMmaK), index(ob, 1),
-                                     ValueRange{init});
+                                     index(ob, k / kMmaK), index(ob, 1), inits);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value step = loop.getInductionVar();
-      Value next = mma.step(lb, A, B, row, apply(lb, kk * kMmaK, {entry, step}),
-                            apply(lb, t * k + kk * kMmaK, {entry, step}), col,
-                            loop.getRegionIterArg(0));
+      llvm::SmallDenseMap<int64_t, Value> aReads, bReads;
+      SmallVector<Value, kMaxUnrolledWarpItems> next;
+      for (auto [u, f] : llvm::enumerate(frags)) {
+        Value &av = aReads[f.aKey];
+        if (!av)
+          av = mma.readA(lb, A, f.row, apply(lb, kk * kMmaK, {f.entry, step}));
+        Value &bvRead = bReads[f.bKey];
+        if (!bvRead)
+          bvRead = mma.readB(
+              lb, B, apply(lb, t * k + kk * kMmaK, {f.entry, step}), f.col);
+        next.push_back(mma.contract(lb, av, bvRead, loop.getRegionIterArg(u)));
+      }
       scf::YieldOp::create(lb, loc, next);
-      vector::TransferWriteOp::create(ob, loc, loop.getResult(0), C,
-                                      {row, col}, ArrayRef<bool>{true, true});
+      for (auto [u, f] : llvm::enumerate(frags))
+        vector::TransferWriteOp::create(ob, loc, loop.getResult(u), C,
+                                        {f.row, f.col},
+                                        ArrayRef<bool>{true, true});
     });
     return true;
   }

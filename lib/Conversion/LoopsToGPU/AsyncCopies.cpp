@@ -206,6 +206,13 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
     if (Value a = dst ? mirage::detail::rootAlloc(dst) : Value())
       entry.tiles.insert(a);
   }
+  // Every tile some group copies: a wait of the pipeline retires the
+  // earlier groups too, so it goes before the first read of any of them
+  // (a loop-invariant tile of the prologue's group 0 read before the
+  // stage's own tiles, once a K loop is unrolled: TensorCores.cpp).
+  llvm::SmallSetVector<Value, 4> pipelinedTiles;
+  for (auto &[key, entry] : groups)
+    pipelinedTiles.insert(entry.tiles.begin(), entry.tiles.end());
   for (auto &[key, entry] : groups) {
     int64_t group = key.second;
     const int64_t stages = entry.stages;
@@ -251,7 +258,7 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
            n = n->getNextNode()) {
         if (isa<gpu::BarrierOp>(n))
           lastBarrier = n;
-        else if (mirage::detail::readsAnyOf(n, entry.tiles))
+        else if (mirage::detail::readsAnyOf(n, pipelinedTiles))
           reader = n;
       }
       if (reader && !lastBarrier) {

@@ -14,7 +14,10 @@
 //     mma.syncs fed by them become bf16 nvgpu.mma.sync, lowered by
 //     UpstreamWorkarounds.cpp (ldmatrix moves b16 bits, so the view is
 //     exact);
-//   * after the conversion no f16/bf16 contract may survive (checked).
+//   * after the conversion no f16/bf16 contract may survive (checked);
+//   * short K loops of contracts are unrolled first, so that ptxas sees a
+//     step's ldmatrix beside the previous step's mma.sync (MmaChains.md,
+//     "A warp's fragments in one K loop").
 // f32 contracts become tf32 mma.sync only when asked (lower precision).
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
@@ -39,6 +43,47 @@
 using namespace mlir;
 
 namespace {
+/// Most steps of a loop of warp contractions that stage 2 unrolls: a loop
+/// of a GEMM tile's K (128 columns: 8 steps) or of a split chain's range
+/// (MmaChains.md: at least 4 steps). Longer loops stay loops (the code
+/// would grow past what scheduling across steps gains).
+constexpr int64_t kMaxUnrolledMmaSteps = 8;
+
+/// Whether `loop` is a K loop of warp contractions: straight-line reads
+/// and arithmetic, nothing written, no barrier. The block's for-loop may
+/// also directly hold contracts (a K of one step folds its loop away), and
+/// it must stay a loop: the pipeline of stage 3 is built on it.
+bool isMmaStepLoop(scf::ForOp loop) {
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0 || isa<gpu::BarrierOp>(op))
+      return false;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || effects.hasEffect<MemoryEffects::Write>())
+      return false;
+  }
+  return true;
+}
+
+/// Unrolls the K loops of warp contractions (isMmaStepLoop) that run at
+/// most kMaxUnrolledMmaSteps times. Rolled, each step's first mma.sync
+/// waits on its own ldmatrix; unrolled, ptxas issues the next step's
+/// ldmatrix while the previous step's independent chains are in flight.
+void unrollShortMmaLoops(func::FuncOp kernel) {
+  SmallVector<scf::ForOp> loops;
+  kernel.walk([&](vector::ContractionOp c) {
+    auto loop = dyn_cast<scf::ForOp>(c->getParentOp());
+    if (!loop || llvm::is_contained(loops, loop) || !isMmaStepLoop(loop))
+      return;
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (trips && trips->getSExtValue() <= kMaxUnrolledMmaSteps)
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops)
+    if (failed(loopUnrollFull(loop)))
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[loops-to-gpu] could not unroll " << loop << "\n");
+}
+
 /// Element type classes with a tensor-core path. Switches over it list every
 /// value so that adding one is a compile error where it needs handling.
 enum class MmaKind { F16, BF16, TF32, None };
@@ -274,6 +319,8 @@ static void allowFMAContraction(func::FuncOp kernel) {
 LogicalResult mirage::convertContractsToTensorCores(func::FuncOp kernel,
                                                     bool tf32,
                                                     bool fmaContraction) {
+  // Before the contracts are collected: unrolling clones them.
+  unrollShortMmaLoops(kernel);
   SmallVector<vector::ContractionOp> contracts, bf16;
   kernel.walk([&](vector::ContractionOp c) { contracts.push_back(c); });
   bool failed = false;

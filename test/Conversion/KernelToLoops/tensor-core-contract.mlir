@@ -23,16 +23,26 @@ func.func @f(%a: tensor<32x64xf16>, %b: tensor<64x64xf16>) -> tensor<32x64xf16> 
 // without a loop (warpPhase), so that each tile's indices depend on the
 // warp alone.
 // CHECK-NOT: scf.for %{{.*}} = %[[W]] to
-// CHECK: %[[C0:.*]] = vector.transfer_read %{{.*}} : memref<32x64xf32, #gpu.address_space<workgroup>>, vector<16x8xf32>
-// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[C0]]) -> (vector<16x8xf32>)
+// The warp's four fragments (rows 0 and 16, columns w and w + 4 tiles) in
+// one K loop (MmaChains.md, "A warp's fragments in one K loop"): each step
+// reads the two A fragments and the two B fragments once, and issues four
+// independent contracts.
+// CHECK-COUNT-4: vector.transfer_read %{{.*}} : memref<32x64xf32, #gpu.address_space<workgroup>>, vector<16x8xf32>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}, %[[ACC1:.*]] = %{{.*}}, %[[ACC2:.*]] = %{{.*}}, %[[ACC3:.*]] = %{{.*}}) -> (vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // The operand tiles are pipelined: views of one buffer of the stages. B's
 // 128-byte rows are allocated 16 bytes longer (TilePlan::pitch: ldmatrix
 // reads it), A's 64-byte rows are not.
-// CHECK: vector.transfer_read {{.*}} : memref<32x32xf16, strided<[32, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<16x16xf16>
-// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : memref<32x64xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<8x16xf16>
-// CHECK: vector.contract {{.*}} %[[ACC]] : vector<16x16xf16>, vector<8x16xf16> into vector<16x8xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<16x8xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
-// CHECK-COUNT-3: vector.contract
+// CHECK: %[[A0:.*]] = vector.transfer_read {{.*}} : memref<32x32xf16, strided<[32, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<16x16xf16>
+// CHECK: %[[B0:.*]] = vector.transfer_read {{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : memref<32x64xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<8x16xf16>
+// CHECK: %[[R0:.*]] = vector.contract {{.*}} %[[A0]], %[[B0]], %[[ACC0]] : vector<16x16xf16>, vector<8x16xf16> into vector<16x8xf32>
+// CHECK: %[[B1:.*]] = vector.transfer_read {{.*}}, vector<8x16xf16>
+// CHECK: %[[R1:.*]] = vector.contract {{.*}} %[[A0]], %[[B1]], %[[ACC1]]
+// CHECK: %[[A1:.*]] = vector.transfer_read {{.*}}, vector<16x16xf16>
+// CHECK: %[[R2:.*]] = vector.contract {{.*}} %[[A1]], %[[B0]], %[[ACC2]]
+// CHECK-NOT: vector.transfer_read
+// CHECK: %[[R3:.*]] = vector.contract {{.*}} %[[A1]], %[[B1]], %[[ACC3]]
+// CHECK: scf.yield %[[R0]], %[[R1]], %[[R2]], %[[R3]]
+// CHECK-COUNT-4: vector.transfer_write {{.*}} : vector<16x8xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
 // CHECK: } {mapping = [#gpu.warp<linear_dim_0>]}
 
 // On the GPU the four fragments are carried in registers across the
@@ -48,6 +58,19 @@ func.func @f(%a: tensor<32x64xf16>, %b: tensor<64x64xf16>) -> tensor<32x64xf16> 
 // MAP-NEXT: }
 // MAP-COUNT-4: vector.transfer_write {{.*}} : vector<16x8xf32>, memref<32x64xf32, #gpu.address_space<workgroup>>
 
+
+// Stage 2 unrolls the two-step K loop (TensorCores.cpp,
+// unrollShortMmaLoops): eight mma.sync per for-loop iteration on eight
+// ldmatrix (two A and two B fragments per step), where one loop per
+// fragment read sixteen.
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | mirage-opt --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{stop-after=mma}))' | FileCheck %s --check-prefix=MMA
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | mirage-opt --pass-pipeline='builtin.module(builtin.module(mirage-loops-to-gpu{stop-after=mma}))' | grep -c nvgpu.ldmatrix | FileCheck %s --check-prefix=LDM
+// MMA: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// MMA-NOT: iter_args
+// MMA-COUNT-8: nvgpu.mma.sync
+// MMA-NOT: nvgpu.mma.sync
+// MMA: scf.yield
+// LDM: {{^}}8{{$}}
 
 // NOTC-NOT: vector.contract
 // NOTC: math.fma

@@ -177,3 +177,59 @@ module {
     }
   }
 }
+
+// -----
+
+// @invariant_tile_read_first: the prologue's group 0 copies a loop-invariant
+// tile Q and the first slot of a two-stage buffer S; each iteration copies
+// the next slot (group 1) and then reads Q before S, as an unrolled K loop
+// does (its first ldmatrix reads the invariant A tile: MmaChains.md, "A
+// warp's fragments in one K loop"). The stage's wait retires group 0 too,
+// so it goes before the read of Q, not before the first read of its own
+// tiles, which would leave Q read while group 0 may still be pending.
+// CHECK-LABEL: func.func @invariant_tile_read_first
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load {{.*}} : memref<128xf32, #gpu.address_space<workgroup>>
+module {
+  builtin.module @mirage_kernels {
+    func.func @invariant_tile_read_first(%q: memref<128xf32>, %a: memref<256xf32>, %o: memref<128xf32>) attributes {mirage_kernel.kernel, mirage_kernel.grid = array<i64: 1, 1, 1>, mirage_kernel.block = array<i64: 128, 1, 1>} {
+      %pad = arith.constant 0.000000e+00 : f32
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      scf.forall (%bx, %by, %bz) in (1, 1, 1) {
+        %Q = memref.alloc() : memref<128xf32, #gpu.address_space<workgroup>>
+        %S = memref.alloc() : memref<2x128xf32, #gpu.address_space<workgroup>>
+        scf.forall (%t) in (32) {
+          %i = affine.apply affine_map<(d0) -> (d0 * 4)>(%t)
+          %x = vector.transfer_read %q[%i], %pad {in_bounds = [true]} : memref<128xf32>, vector<4xf32>
+          vector.transfer_write %x, %Q[%i] {in_bounds = [true], mirage_kernel.prefetch_group = 0 : i64, mirage_kernel.prefetch_stages = 2 : i64} : vector<4xf32>, memref<128xf32, #gpu.address_space<workgroup>>
+          %y = vector.transfer_read %a[%i], %pad {in_bounds = [true]} : memref<256xf32>, vector<4xf32>
+          vector.transfer_write %y, %S[%c0, %i] {in_bounds = [true], mirage_kernel.prefetch_group = 0 : i64, mirage_kernel.prefetch_stages = 2 : i64} : vector<4xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+        } {mapping = [#gpu.thread<x>]}
+        scf.for %it = %c0 to %c2 step %c1 {
+          %slot = affine.apply affine_map<(d0) -> ((d0 + 1) mod 2)>(%it)
+          scf.forall (%t) in (32) {
+            %i = affine.apply affine_map<(d0) -> (d0 * 4 + 128)>(%t)
+            %x = vector.transfer_read %a[%i], %pad {in_bounds = [true]} : memref<256xf32>, vector<4xf32>
+            vector.transfer_write %x, %S[%slot, %i] {in_bounds = [true], mirage_kernel.prefetch_group = 1 : i64, mirage_kernel.prefetch_stages = 2 : i64} : vector<4xf32>, memref<2x128xf32, #gpu.address_space<workgroup>>
+          } {mapping = [#gpu.thread<x>]}
+          scf.forall (%t) in (128) {
+            %v = memref.load %Q[%t] : memref<128xf32, #gpu.address_space<workgroup>>
+            memref.store %v, %o[%t] : memref<128xf32>
+          } {mapping = [#gpu.thread<x>]}
+          %cur = affine.apply affine_map<(d0) -> (d0 mod 2)>(%it)
+          scf.forall (%t) in (128) {
+            %v = memref.load %S[%cur, %t] : memref<2x128xf32, #gpu.address_space<workgroup>>
+            memref.store %v, %o[%t] : memref<128xf32>
+          } {mapping = [#gpu.thread<x>]}
+        }
+      } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
+      return
+    }
+  }
+}
