@@ -18,7 +18,10 @@ the probes' manifests, and measures the machine one term at a time:
   most SMs/4 blocks (DRAM far from saturated); the peak is the best rate of
   any probe, also against mirage-run's copy bandwidth. `busy_fraction` is
   what the model's dramBusyFraction would be for one SM to reach that rate:
-  copy bandwidth / (SMs x one SM's rate).
+  copy bandwidth / (SMs x one SM's rate). `idle_sms_rate` is the rate of
+  the 128-block grid over the 132-block one (both T = 64): 128/132 = 0.97
+  if each SM's share bounds the rate (what the model charges a grid that
+  leaves SMs idle), about 1 if 128 SMs already saturate DRAM.
 * gemv_w{W}: a decode GEMV of 132 blocks, each over its strip of W weight
   columns (2W contiguous bytes a row), everything else equal. Its rate is
   computed as a stream probe's; `gemv_of_widest` is each width's rate over
@@ -128,12 +131,16 @@ def analyse(results, bundle, load_lines, find_manifest):
     # Stream probes.
     latency = sm_rate = peak = None
     base = launch_us or 0.0
+    grid_rate = {}
     for x in runs:
-        if not re.match(r"stream_g(\d+)_t(\d+)$", x["graph"]):
+        m = re.match(r"stream_g(\d+)_t(\d+)$", x["graph"])
+        if not m:
             continue
         r = rate_row(x)
         if r is None:
             continue
+        if int(m.group(2)) == 64:
+            grid_rate[int(m.group(1))] = r["gbps"]
         if r["implied_latency_ns"] is not None and r["flight_per_sm"] > 0:
             latency = r["implied_latency_ns"] if latency is None else min(latency, r["implied_latency_ns"])
         if r["blocks"] <= sms // 4:
@@ -173,11 +180,14 @@ def analyse(results, bundle, load_lines, find_manifest):
     for r in rows:
         r["model_error"] = r["model_us"] / r["measured_us"] - 1 if r["measured_us"] > 0 else None
     busy_fraction = copy / (sms * sm_rate) if copy and sm_rate else None
+    idle_sms_rate = (grid_rate[128] / grid_rate[sms]
+                     if grid_rate.get(128) and grid_rate.get(sms) else None)
     return {"sms": sms, "copy_gbps": copy or None, "launch_us": launch_us,
             "gap_dependent_us": gaps.get(True), "gap_plain_us": gaps.get(False),
             "latency_ns": latency, "sm_gbps": sm_rate, "peak_gbps": peak,
             "peak_of_copy": peak / copy if peak and copy else None,
-            "busy_fraction": busy_fraction, "l2_saved": l2_saved,
+            "busy_fraction": busy_fraction, "idle_sms_rate": idle_sms_rate,
+            "l2_saved": l2_saved,
             "gemv_gbps": gemv, "gemv_of_widest": gemv_of_widest,
             "rows": rows, "skipped": skipped}
 
@@ -215,6 +225,9 @@ def print_section(p):
           % f(p.get("latency_ns"), "%.0f ns"))
     print("| one SM's rate, grids of ≤ SMs/4 blocks | %s | smDramBytesPerSecond; dramBusyFraction ≈ %s |"
           % (f(p.get("sm_gbps"), "%.1f GB/s"), f(p.get("busy_fraction"), "%.2f")))
+    print("| a one-wave grid of 128 blocks, against %d | %s of the rate | TargetInfo::fillsMachine "
+          "(0.97: each SM's share bounds it; 1: DRAM does) |"
+          % (p["sms"], f(p.get("idle_sms_rate") and 100 * p["idle_sms_rate"], "%.1f %%")))
     print("| best stream rate | %s (%s of copy) | dramBytesPerSecond · memoryEfficiency |"
           % (f(p.get("peak_gbps"), "%.0f GB/s"), f(p.get("peak_of_copy") and 100 * p["peak_of_copy"], "%.0f %%")))
     for mb in sorted(p.get("l2_saved", {})):

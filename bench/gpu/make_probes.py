@@ -10,7 +10,8 @@ reads the terms back from their times.
 
 * stream_g{G}_t{T}: one kernel of G blocks; each streams N KiB (--block-kib,
   512) of X in a for-loop of [1, T, 128] f16 tiles into an accumulator and
-  writes one summed row. Grids 1..264 at T = 64, and T = 8..128 at G = 132.
+  writes one summed row. Grids 1..264 at T = 64 (128 among them: the
+  winners' one-wave grids, 4 SMs idle), and T = 8..128 at G = 132.
 * launch_n{N}: N one-block element-wise kernels in a chain (N = 1, 2, 4, 8).
 * l2_{MB}mb: an element-wise kernel writing Y (132 x 64F x 128 f16, F from
   --l2-loops) and a 132-block stream kernel reading it.
@@ -26,7 +27,7 @@ import sys
 
 COLS = 128          # f16 columns: a 256-byte row, 16-byte vector copies
 SMS = 132           # H100 SXM; the grids around it
-GRIDS = [1, 8, 33, 66, 132, 264]
+GRIDS = [1, 8, 33, 66, 128, 132, 264]   # 128: one wave that leaves 4 SMs idle
 TILE_ROWS = [8, 16, 32, 64, 128]
 CHAIN = [1, 2, 4, 8]
 GEMV_WIDTHS = [16, 32, 64, 128, 256]   # columns of a block's weight strip

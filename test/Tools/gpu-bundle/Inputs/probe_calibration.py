@@ -23,7 +23,7 @@ import sys
 
 SMS = 132
 BLOCK_BYTES = 512 * 1024
-STREAMS = [(g, 64) for g in (1, 8, 33, 66, 132, 264)] + [(132, t) for t in (8, 16, 32, 128)]
+STREAMS = [(g, 64) for g in (1, 8, 33, 66, 128, 132, 264)] + [(132, t) for t in (8, 16, 32, 128)]
 CHAINS = (1, 2, 4, 8)
 L2_MB = {4: 2, 17: 8, 104: 48}   # size in the name: the reader's for-loop
 
@@ -87,6 +87,10 @@ def check(c, gdep, gplain, lat, sm, peak, copy, saved):
     want = {"launch_us": c, "gap_dependent_us": gdep, "gap_plain_us": gplain,
             "latency_ns": lat, "sm_gbps": sm, "peak_gbps": peak, "copy_gbps": copy,
             "busy_fraction": copy / (SMS * sm), "peak_of_copy": peak / copy}
+    # The 128-block stream against the 132-block one (one block per SM,
+    # the T = 64 flight): 128/132 where each SM's share bounds the rate.
+    per_sm = min(sm, 64 * 256 * 3 / lat)
+    want["idle_sms_rate"] = min(peak, 128 * per_sm) / min(peak, SMS * per_sm)
     bad = ["%s = %r, want %r" % (k, p.get(k), v) for k, v in want.items()
            if not isinstance(p.get(k), (int, float)) or abs(p[k] - v) > 1e-6 * max(1.0, abs(v))]
     got = p.get("l2_saved", {})
