@@ -120,10 +120,13 @@ struct BlockEmitter {
               llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
   /// A warp phase's work item, the warp, and unrolled the constant offset
   /// with item = warp + offset (-1 in the loop form), from which a caller
-  /// can state indices the warp alone moves (emitMatmul).
+  /// can state indices the warp alone moves (emitMatmul). In the chunked
+  /// loop form (warpGroupPhase), `inChunk` is the item's distance from its
+  /// chunk's first item (j·W for the j-th).
   struct WarpItem {
     mlir::Value item, warp;
     int64_t offset = -1;
+    int64_t inChunk = 0;
   };
   /// A phase over the plan's warps W: `scf.forall (%w) in (W)`
   /// (#gpu.warp<linear_dim_0>) whose body loops over work items i = w,
@@ -135,13 +138,16 @@ struct BlockEmitter {
   void
   warpPhase(int64_t n,
             llvm::function_ref<void(mlir::OpBuilder &, const WarpItem &)> body);
-  /// warpPhase with a warp's unrolled items given to `body` together, so
-  /// that they can share one loop (emitMatmul: MmaChains.md, "A warp's
-  /// fragments in one K loop"); in the loop form, one item at a time.
+  /// warpPhase with a warp's items given to `body` together, so that they
+  /// can share one loop (emitMatmul: MmaChains.md, "A warp's fragments in
+  /// one K loop"): all of them when unrolled; in the loop form, chunks of
+  /// G consecutive items of the warp (i, i + W, ..., i + (G-1)·W), G the
+  /// largest divisor of n / W up to `maxChunk` (1: one item at a time).
   void warpGroupPhase(
       int64_t n,
       llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<WarpItem>)>
-          body);
+          body,
+      int64_t maxChunk = kMaxUnrolledWarpItems);
   /// Row reduction `op` as its plan says (ReductionPlan): `outputs` results,
   /// each the fold with `combine` of `elem(out, c)` for the chunks c =
   /// 0..chunks-1, started from chunk 0; `finish(out, folded)` stores it.

@@ -141,14 +141,18 @@ scf::ForallOp BlockEmitter::threadPhase(
 
 void BlockEmitter::warpPhase(
     int64_t n, function_ref<void(OpBuilder &, const WarpItem &)> body) {
-  warpGroupPhase(n, [&](OpBuilder &ob, ArrayRef<WarpItem> items) {
-    for (const WarpItem &wi : items)
-      body(ob, wi);
-  });
+  warpGroupPhase(
+      n,
+      [&](OpBuilder &ob, ArrayRef<WarpItem> items) {
+        for (const WarpItem &wi : items)
+          body(ob, wi);
+      },
+      /*maxChunk=*/1);
 }
 
 void BlockEmitter::warpGroupPhase(
-    int64_t n, function_ref<void(OpBuilder &, ArrayRef<WarpItem>)> body) {
+    int64_t n, function_ref<void(OpBuilder &, ArrayRef<WarpItem>)> body,
+    int64_t maxChunk) {
   auto mapping = b.getArrayAttr(
       {gpu::GPUWarpMappingAttr::get(ctx(), gpu::MappingId::LinearDim0)});
   auto forall = scf::ForallOp::create(
@@ -167,10 +171,25 @@ void BlockEmitter::warpGroupPhase(
     body(ob, items);
     return;
   }
-  auto loop =
-      scf::ForOp::create(ob, loc, w, index(ob, n), index(ob, plan.warps));
+  int64_t chunk = 1;
+  if (n % plan.warps == 0)
+    for (int64_t g = std::min(maxChunk, n / plan.warps); g > 1; --g)
+      if ((n / plan.warps) % g == 0) {
+        chunk = g;
+        break;
+      }
+  auto loop = scf::ForOp::create(ob, loc, w, index(ob, n),
+                                 index(ob, plan.warps * chunk));
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
-  body(lb, WarpItem{loop.getInductionVar(), w, -1});
+  Value first = loop.getInductionVar();
+  SmallVector<WarpItem, kMaxUnrolledWarpItems> items;
+  for (int64_t j = 0; j < chunk; ++j) {
+    int64_t inChunk = j * plan.warps;
+    Value item =
+        j == 0 ? first : apply(lb, getAffineDimExpr(0, ctx()) + inChunk, first);
+    items.push_back(WarpItem{item, w, -1, inChunk});
+  }
+  body(lb, items);
 }
 
 SmallVector<Value> BlockEmitter::delinearize(OpBuilder &ob, Value e,

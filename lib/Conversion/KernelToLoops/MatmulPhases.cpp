@@ -163,6 +163,28 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
         Value row, col, entry;
         int64_t aKey, bKey;
       };
+      // Keys of the A and B fragments of the item at distance d = j·W from
+      // the first of G items (w + c·W·G + j·W, c the chunk; c = 0 when
+      // unrolled). When W divides a row of fragments and the G items tile
+      // whole rows or lie in one (W·G a multiple or a divisor of tilesN),
+      // the first item's column is w in every chunk, or its row holds the
+      // whole chunk: item j is floor(d / tilesN) rows and d mod tilesN
+      // columns after it, in the same batch entry when the chunk does not
+      // cross one (tilesM·tilesN a multiple of W·G). When W is a multiple
+      // of tilesN, every item has the first one's column (one batch entry).
+      // Otherwise each item reads its own fragments.
+      auto sharedReads = [&](int64_t d, int64_t group,
+                             int64_t ordinal) -> std::pair<int64_t, int64_t> {
+        int64_t span = warps * group;
+        bool rowsAligned = tilesN % warps == 0 &&
+                           (span % tilesN == 0 || tilesN % span == 0) &&
+                           (batch == 1 || (tilesM * tilesN) % span == 0);
+        if (rowsAligned)
+          return {d / tilesN, d % tilesN};
+        if (batch == 1 && warps % tilesN == 0)
+          return {ordinal, -1};
+        return {ordinal, -1 - ordinal};
+      };
       SmallVector<Fragment, kMaxUnrolledWarpItems> frags;
       for (const WarpItem &wi : items) {
         int64_t ordinal = static_cast<int64_t>(frags.size());
@@ -175,9 +197,13 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
                            b0 * tilesN + wi.offset % tilesN});
           continue;
         }
-        // Indices of the item alone: its reads are its own.
+        // Indices of the item alone; which fragments it shares with the
+        // warp's other items follows from their distance (sharedReads).
+        auto [aKey, bKey] =
+            sharedReads(wi.offset >= 0 ? wi.offset : wi.inChunk,
+                        static_cast<int64_t>(items.size()), ordinal);
         frags.push_back({apply(ob, rowC, wi.item), apply(ob, colC, wi.item),
-                         apply(ob, bIdx, wi.item), -1 - ordinal, -1 - ordinal});
+                         apply(ob, bIdx, wi.item), aKey, bKey});
       }
       SmallVector<Value, kMaxUnrolledWarpItems> inits;
       for (const Fragment &f : frags)
