@@ -52,7 +52,14 @@ echo "== second run: the result comes from the cache ($cache)"
   -o /dev/null 2>&1 | grep -E "superoptimized" | sed -E 's/^[^ ]+ //'
 echo
 echo "== JSON report: $report"
-fused=$(ls "$ptx"/*_opt."$chip".manifest.json 2>/dev/null | head -n 1)
+fused=$(ls "$ptx"/*_opt."$chip".manifest.json 2>/dev/null | head -n 1 || true)
+if [ -z "$fused" ]; then
+  # No fused graph beat the original (the remarks above say by how much):
+  # the PTX is the original's, and there is nothing to compare it with.
+  echo
+  echo "No fused graph replaced the original; $ptx holds the original's PTX."
+  exit 0
+fi
 ref=${fused/_opt./.}
 if [ $gpu -eq 1 ]; then
   echo
