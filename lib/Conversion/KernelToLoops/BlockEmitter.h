@@ -120,9 +120,9 @@ struct BlockEmitter {
               llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> body);
   /// A warp phase's work item, the warp, and unrolled the constant offset
   /// with item = warp + offset (-1 in the loop form), from which a caller
-  /// can state indices the warp alone moves (emitMatmul). In the chunked
-  /// loop form (warpGroupPhase), `inChunk` is the item's distance from its
-  /// chunk's first item (j·W for the j-th).
+  /// can state indices the warp alone moves (emitMatmul). `inChunk` is the
+  /// item's distance from the first item given with it (j·W for the j-th;
+  /// the offset when unrolled).
   struct WarpItem {
     mlir::Value item, warp;
     int64_t offset = -1;

@@ -160,36 +160,33 @@ void BlockEmitter::warpGroupPhase(
       mapping);
   OpBuilder ob = OpBuilder::atBlockTerminator(forall.getBody());
   Value w = forall.getInductionVar(0);
-  if (n % plan.warps == 0 && n / plan.warps <= kMaxUnrolledWarpItems) {
-    SmallVector<WarpItem, kMaxUnrolledWarpItems> items;
-    for (int64_t j = 0; j < n / plan.warps; ++j) {
-      int64_t offset = j * plan.warps;
-      Value item =
-          j == 0 ? w : apply(ob, getAffineDimExpr(0, ctx()) + offset, w);
-      items.push_back(WarpItem{item, w, offset});
-    }
-    body(ob, items);
-    return;
-  }
-  int64_t chunk = 1;
-  if (n % plan.warps == 0)
+  // Unrolled: all of a warp's items from w, no loop. Else a loop over
+  // chunks of `chunk` items from its induction variable.
+  bool unrolled =
+      n % plan.warps == 0 && n / plan.warps <= kMaxUnrolledWarpItems;
+  int64_t chunk = unrolled ? n / plan.warps : 1;
+  if (!unrolled && n % plan.warps == 0)
     for (int64_t g = std::min(maxChunk, n / plan.warps); g > 1; --g)
       if ((n / plan.warps) % g == 0) {
         chunk = g;
         break;
       }
-  auto loop = scf::ForOp::create(ob, loc, w, index(ob, n),
-                                 index(ob, plan.warps * chunk));
-  OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
-  Value first = loop.getInductionVar();
+  OpBuilder ib = ob;
+  Value first = w;
+  if (!unrolled) {
+    auto loop = scf::ForOp::create(ob, loc, w, index(ob, n),
+                                   index(ob, plan.warps * chunk));
+    ib = OpBuilder::atBlockTerminator(loop.getBody());
+    first = loop.getInductionVar();
+  }
   SmallVector<WarpItem, kMaxUnrolledWarpItems> items;
   for (int64_t j = 0; j < chunk; ++j) {
     int64_t inChunk = j * plan.warps;
     Value item =
-        j == 0 ? first : apply(lb, getAffineDimExpr(0, ctx()) + inChunk, first);
-    items.push_back(WarpItem{item, w, -1, inChunk});
+        j == 0 ? first : apply(ib, getAffineDimExpr(0, ctx()) + inChunk, first);
+    items.push_back(WarpItem{item, w, unrolled ? inChunk : -1, inChunk});
   }
-  body(lb, items);
+  body(ib, items);
 }
 
 SmallVector<Value> BlockEmitter::delinearize(OpBuilder &ob, Value e,

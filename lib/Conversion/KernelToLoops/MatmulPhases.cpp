@@ -173,9 +173,9 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
       // cross one (tilesM·tilesN a multiple of W·G). When W is a multiple
       // of tilesN, every item has the first one's column (one batch entry).
       // Otherwise each item reads its own fragments.
-      auto sharedReads = [&](int64_t d, int64_t group,
+      auto sharedReads = [&](int64_t d,
                              int64_t ordinal) -> std::pair<int64_t, int64_t> {
-        int64_t span = warps * group;
+        int64_t span = warps * static_cast<int64_t>(items.size());
         bool rowsAligned = tilesN % warps == 0 &&
                            (span % tilesN == 0 || tilesN % span == 0) &&
                            (batch == 1 || (tilesM * tilesN) % span == 0);
@@ -199,9 +199,7 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
         }
         // Indices of the item alone; which fragments it shares with the
         // warp's other items follows from their distance (sharedReads).
-        auto [aKey, bKey] =
-            sharedReads(wi.offset >= 0 ? wi.offset : wi.inChunk,
-                        static_cast<int64_t>(items.size()), ordinal);
+        auto [aKey, bKey] = sharedReads(wi.inChunk, ordinal);
         frags.push_back({apply(ob, rowC, wi.item), apply(ob, colC, wi.item),
                          apply(ob, bIdx, wi.item), aKey, bKey});
       }
