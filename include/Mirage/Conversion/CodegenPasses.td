@@ -21,7 +21,10 @@ def MirageLowerKernelsToLoops
     phases as sibling `scf.forall`s over threads (`#gpu.thread`) or warps
     (`#gpu.warp`, block matmuls as native 16x8x16 `vector.contract`), with an
     `scf.for` for the for-loop. Offsets, phases and accumulator rules come
-    from `Semantics`; see docs/Rationale/Lowering.md.
+    from `Semantics`; see docs/Rationale/Lowering.md. An element phase whose
+    tile rows allow it gives each thread 4 (or 2) consecutive elements per
+    step, read and written with aligned `vector.load`/`vector.store`
+    (docs/Rationale/VectorElementPhases.md).
 
     A kernel that reads its predecessor's results only in tiles a group of
     the predecessor's blocks wrote, one of its blocks per group, and would

@@ -29,9 +29,10 @@ static const MatmulPlan *splitInto(const KernelPlan &plan, int32_t accum) {
 bool BlockEmitter::emitAccumStart(const UOp &op) {
   int32_t state = op.results[0];
   double identity = accumRule(op).identity();
-  threadPhase(numElements(g.values[state].shape), [&](OpBuilder &ob, Value e) {
-    store(ob, constF(ob, identity), state,
-          delinearize(ob, e, g.values[state].shape));
+  const Shape &shape = g.values[state].shape;
+  int64_t width = vectorWidth(shape, {state});
+  vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
+    storeLanes(ob, SmallVector<Value>(width, constF(ob, identity)), state, idx);
   });
   // A split matmul into it keeps its partial sums across the loop: they
   // start at 0 too, and join the state once, when it finishes.
@@ -55,28 +56,36 @@ bool BlockEmitter::emitAccumCombine(const UOp &op) {
   int32_t x = op.operands[0], state = op.results[0];
   const Shape &shape = g.values[state].shape;
   int64_t size = accumReduceSize(op);
-  auto update = [&](OpBuilder &ob, SmallVector<Value> idx, Value c) {
-    Value s = load(ob, state, idx);
-    Value next;
-    switch (rule.combine) {
-    case AccumCombine::Add:
-      next = arith::AddFOp::create(ob, loc, s, c);
-      break;
-    case AccumCombine::Max:
-      next = arith::MaximumFOp::create(ob, loc, s, c);
-      break;
-    case AccumCombine::RescaledAdd:
-      next = arith::AddFOp::create(
-          ob, loc, arith::MulFOp::create(ob, loc, s, load(ob, op.operands[1], idx)),
-          c);
-      break;
-    }
-    store(ob, next, state, idx);
+  // state (+)= c at the `cs.size()` consecutive elements from idx.
+  auto update = [&](OpBuilder &ob, ArrayRef<Value> idx, ArrayRef<Value> cs) {
+    int64_t width = static_cast<int64_t>(cs.size());
+    SmallVector<Value> s = loadLanes(ob, state, idx, width), next;
+    SmallVector<Value> scale;
+    if (rule.combine == AccumCombine::RescaledAdd)
+      scale = loadLanes(ob, op.operands[1], idx, width);
+    for (int64_t i = 0; i < width; ++i)
+      switch (rule.combine) {
+      case AccumCombine::Add:
+        next.push_back(arith::AddFOp::create(ob, loc, s[i], cs[i]));
+        break;
+      case AccumCombine::Max:
+        next.push_back(arith::MaximumFOp::create(ob, loc, s[i], cs[i]));
+        break;
+      case AccumCombine::RescaledAdd:
+        next.push_back(arith::AddFOp::create(
+            ob, loc, arith::MulFOp::create(ob, loc, s[i], scale[i]), cs[i]));
+        break;
+      }
+    storeLanes(ob, next, state, idx);
   };
   if (!rule.reducesLastDim) {
-    threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
-      SmallVector<Value> idx = delinearize(ob, e, shape);
-      update(ob, idx, load(ob, x, idx));
+    // In steps of consecutive elements (VectorElementPhases.md).
+    SmallVector<int32_t> touched{x, state};
+    if (rule.combine == AccumCombine::RescaledAdd)
+      touched.push_back(op.operands[1]);
+    int64_t width = vectorWidth(shape, touched);
+    vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
+      update(ob, idx, loadLanes(ob, x, idx, width));
     });
     return true;
   }
@@ -96,7 +105,7 @@ bool BlockEmitter::emitAccumCombine(const UOp &op) {
         return (Value)arith::AddFOp::create(ob, loc, acc, v);
       },
       [&](OpBuilder &ob, Value out, Value c) {
-        update(ob, delinearize(ob, out, shape), c);
+        update(ob, delinearize(ob, out, shape), {c});
       });
   return true;
 }
@@ -110,16 +119,18 @@ bool BlockEmitter::emitAccumFinish(const UOp &op) {
   int32_t state = op.results[0];
   const Shape &shape = g.values[state].shape;
   double count = (double)accumCount(g, op);
-  threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
-    SmallVector<Value> idx = delinearize(ob, e, shape);
-    Value v = load(ob, state, idx);
-    if (rule.dividesByCount)
-      v = arith::DivFOp::create(ob, loc, v, constF(ob, count));
-    if (rule.addsEps)
-      v = arith::AddFOp::create(ob, loc, v, constF(ob, op.scalar));
-    if (rule.takesSqrt)
-      v = math::SqrtOp::create(ob, loc, v);
-    store(ob, v, state, idx);
+  int64_t width = vectorWidth(shape, {state});
+  vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
+    SmallVector<Value> vs = loadLanes(ob, state, idx, width);
+    for (Value &v : vs) {
+      if (rule.dividesByCount)
+        v = arith::DivFOp::create(ob, loc, v, constF(ob, count));
+      if (rule.addsEps)
+        v = arith::AddFOp::create(ob, loc, v, constF(ob, op.scalar));
+      if (rule.takesSqrt)
+        v = math::SqrtOp::create(ob, loc, v);
+    }
+    storeLanes(ob, vs, state, idx);
   });
   return true;
 }

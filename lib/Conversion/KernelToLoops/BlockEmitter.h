@@ -179,6 +179,29 @@ struct BlockEmitter {
   llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &ob,
                                              mlir::Value e,
                                              llvm::ArrayRef<int64_t> shape);
+  /// The elements a step of an element phase over `shape` covers: V
+  /// consecutive elements of the last dim, V the widest of 4, 2 that every
+  /// value of `values` whose last dim is whole allows (aligned rows, at
+  /// most 16 bytes) and that leaves every thread a step; else 1
+  /// (docs/Rationale/VectorElementPhases.md).
+  int64_t vectorWidth(llvm::ArrayRef<int64_t> shape,
+                      llvm::ArrayRef<int32_t> values);
+  /// threadPhase over the steps of `width` elements of `shape`: `body`
+  /// gets the multi-index of a step's first element.
+  void vectorPhase(
+      llvm::ArrayRef<int64_t> shape, int64_t width,
+      llvm::function_ref<void(mlir::OpBuilder &, llvm::ArrayRef<mlir::Value>)>
+          body);
+  /// The `width` elements of value `v` from `idx` (consecutive in the last
+  /// dim), read with broadcasting (one `vector.load`, or one scalar for a
+  /// last dim of 1), converted to the compute type.
+  llvm::SmallVector<mlir::Value> loadLanes(mlir::OpBuilder &ob, int32_t v,
+                                           llvm::ArrayRef<mlir::Value> idx,
+                                           int64_t width);
+  /// Stores `xs` (compute type) into value `v`'s tile from `idx`, one
+  /// `vector.store` for more than one.
+  void storeLanes(mlir::OpBuilder &ob, llvm::ArrayRef<mlir::Value> xs,
+                  int32_t v, llvm::ArrayRef<mlir::Value> idx);
   /// Loads element `idx` (an index into a tensor of shape `outShape`) of
   /// value `v`, read with broadcasting, converted to the compute type.
   mlir::Value load(mlir::OpBuilder &ob, int32_t v,

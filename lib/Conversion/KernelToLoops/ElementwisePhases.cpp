@@ -19,47 +19,55 @@ using namespace mirage::loops;
 
 bool BlockEmitter::emitElementwise(const UOp &op) {
   const Shape &shape = g.values[op.results[0]].shape;
-  threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
-    SmallVector<Value> idx = delinearize(ob, e, shape);
-    SmallVector<Value> ins;
+  SmallVector<int32_t> touched(op.operands.begin(), op.operands.end());
+  touched.append(op.results.begin(), op.results.end());
+  // A step of `width` consecutive elements (VectorElementPhases.md): each
+  // element's scalar code as before, its operands read per step.
+  int64_t width = vectorWidth(shape, touched);
+  vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
+    SmallVector<SmallVector<Value>> ins;
     for (int32_t v : op.operands)
-      ins.push_back(load(ob, v, idx));
-    switch (op.kind) {
-    case OpKind::Unary:
-      store(ob, unary(ob, op.unaryKind(), ins[0], op.scalar), op.results[0],
-            idx);
-      return;
-    case OpKind::Binary:
-      store(ob, binary(ob, op.binaryKind(), ins[0], ins[1]), op.results[0],
-            idx);
-      return;
-    case OpKind::ThreadGraph: {
-      // The thread graph's scalar program, in registers.
-      const UGraph &body = g.bodies[op.body];
-      SmallVector<Value> scalars(body.values.size());
-      for (size_t i = 0; i < body.inputs.size(); ++i)
-        scalars[body.inputs[i]] = ins[i];
-      for (const UOp &s : body.ops) {
-        auto in = [&](unsigned i) { return scalars[s.operands[i]]; };
-        scalars[s.results[0]] = visitThreadOp(
-            s, [&](UnaryKind k) { return unary(ob, k, in(0), s.scalar); },
-            [&](BinaryKind k) { return binary(ob, k, in(0), in(1)); });
+      ins.push_back(loadLanes(ob, v, idx, width));
+    SmallVector<SmallVector<Value>> outs(op.results.size());
+    for (int64_t lane = 0; lane < width; ++lane) {
+      auto in = [&](unsigned i) { return ins[i][lane]; };
+      switch (op.kind) {
+      case OpKind::Unary:
+        outs[0].push_back(unary(ob, op.unaryKind(), in(0), op.scalar));
+        break;
+      case OpKind::Binary:
+        outs[0].push_back(binary(ob, op.binaryKind(), in(0), in(1)));
+        break;
+      case OpKind::ThreadGraph: {
+        // The thread graph's scalar program, in registers.
+        const UGraph &body = g.bodies[op.body];
+        SmallVector<Value> scalars(body.values.size());
+        for (size_t i = 0; i < body.inputs.size(); ++i)
+          scalars[body.inputs[i]] = in(i);
+        for (const UOp &s : body.ops) {
+          auto arg = [&](unsigned i) { return scalars[s.operands[i]]; };
+          scalars[s.results[0]] = visitThreadOp(
+              s, [&](UnaryKind k) { return unary(ob, k, arg(0), s.scalar); },
+              [&](BinaryKind k) { return binary(ob, k, arg(0), arg(1)); });
+        }
+        for (size_t r = 0; r < op.results.size(); ++r)
+          outs[r].push_back(scalars[body.outputs[r]]);
+        break;
       }
-      for (size_t r = 0; r < op.results.size(); ++r)
-        store(ob, scalars[body.outputs[r]], op.results[r], idx);
-      return;
+      case OpKind::Matmul:
+      case OpKind::Reduce:
+      case OpKind::RmsNorm:
+      case OpKind::Concat:
+      case OpKind::Custom:
+      case OpKind::InputIterator:
+      case OpKind::Accum:
+      case OpKind::OutputSaver:
+      case OpKind::RunningMax:
+        return; // not element-wise; the driver never sends these here
+      }
     }
-    case OpKind::Matmul:
-    case OpKind::Reduce:
-    case OpKind::RmsNorm:
-    case OpKind::Concat:
-    case OpKind::Custom:
-    case OpKind::InputIterator:
-    case OpKind::Accum:
-    case OpKind::OutputSaver:
-    case OpKind::RunningMax:
-      return; // not element-wise; the driver never sends these here
-    }
+    for (size_t r = 0; r < op.results.size(); ++r)
+      storeLanes(ob, outs[r], op.results[r], idx);
   });
   return true;
 }
@@ -100,11 +108,19 @@ bool BlockEmitter::emitRmsNorm(const UOp &op) {
     xi.back() = j;
     return xi;
   };
-  auto divide = [&](OpBuilder &ob, SmallVector<Value> xi, Value rms) {
-    Value y = arith::DivFOp::create(ob, loc, load(ob, x, xi), rms);
+  // y = x / rms [· w] at the `width` consecutive elements from xi.
+  auto divide = [&](OpBuilder &ob, ArrayRef<Value> xi, int64_t width,
+                    Value rms) {
+    SmallVector<Value> xs = loadLanes(ob, x, xi, width), ws, ys;
     if (op.operands.size() > 1)
-      y = arith::MulFOp::create(ob, loc, y, load(ob, op.operands[1], xi));
-    store(ob, y, op.results[0], xi);
+      ws = loadLanes(ob, op.operands[1], xi, width);
+    for (int64_t i = 0; i < width; ++i) {
+      Value y = arith::DivFOp::create(ob, loc, xs[i], rms);
+      if (!ws.empty())
+        y = arith::MulFOp::create(ob, loc, y, ws[i]);
+      ys.push_back(y);
+    }
+    storeLanes(ob, ys, op.results[0], xi);
   };
   // Σx² per row (lanes of it, as planned), mean, + eps, sqrt; then x / rms
   // [· w]: by the row's thread with one lane, else by a phase over all
@@ -133,17 +149,25 @@ bool BlockEmitter::emitRmsNorm(const UOp &op) {
         auto loop = scf::ForOp::create(ob, loc, index(ob, 0), index(ob, n),
                                        index(ob, 1));
         OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
-        divide(lb, rowAt(lb, out, loop.getInductionVar()), rms);
+        divide(lb, rowAt(lb, out, loop.getInductionVar()), 1, rms);
       });
   if (lanes) {
+    // In steps of consecutive elements of a row (VectorElementPhases.md),
+    // each reading the row's rms once.
     Value buf = scratch.lookup(opIndex(op));
-    threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
-      AffineExpr d = getAffineDimExpr(0, ctx());
-      Value out = apply(ob, d.floorDiv(n), e);
+    SmallVector<int32_t> touched(op.operands.begin(), op.operands.end());
+    touched.push_back(op.results[0]);
+    int64_t width = vectorWidth(shape, touched);
+    vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
+      // The row's linear index, as rowAt's `out`.
+      AffineExpr row = getAffineConstantExpr(0, ctx());
+      for (size_t d = 0; d + 1 < shape.size(); ++d)
+        row = row * shape[d] + getAffineDimExpr(d, ctx());
+      Value out = apply(ob, row, idx.drop_back());
       Value rms = convert(
           ob, memref::LoadOp::create(ob, loc, buf, ValueRange{out, index(ob, 0)}),
           computeType());
-      divide(ob, delinearize(ob, e, shape), rms);
+      divide(ob, idx, width, rms);
     });
   }
   return true;

@@ -1,9 +1,11 @@
 //===- EmitterSupport.cpp - Loops, indices and scalar code ----------------===//
 #include "BlockEmitter.h"
 #include "Mirage/Semantics/ScalarFormulas.h"
+#include "Mirage/Semantics/TileCopy.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
 
@@ -215,15 +217,120 @@ Value BlockEmitter::convert(OpBuilder &ob, Value x, Type t) {
   return arith::TruncFOp::create(ob, loc, to, x);
 }
 
-Value BlockEmitter::load(OpBuilder &ob, int32_t v, ArrayRef<Value> idx) {
-  Value m = mem[v];
-  const Shape &shape = g.values[v].shape;
-  // Broadcasting: a dim of extent 1 is read at 0 (Tensor.h, broadcastOffset).
+/// `idx` as an index into value `v`: a dim of extent 1 is read at 0
+/// (broadcasting, Tensor.h broadcastOffset).
+static SmallVector<Value> broadcastIndex(BlockEmitter &em, OpBuilder &ob,
+                                         int32_t v, ArrayRef<Value> idx) {
+  const Shape &shape = em.g.values[v].shape;
   SmallVector<Value> at;
   for (size_t d = 0; d < shape.size(); ++d)
-    at.push_back(shape[d] == 1 ? index(ob, 0) : idx[d]);
-  Value x = memref::LoadOp::create(ob, loc, m, at);
+    at.push_back(shape[d] == 1 ? em.index(ob, 0) : idx[d]);
+  return at;
+}
+
+Value BlockEmitter::load(OpBuilder &ob, int32_t v, ArrayRef<Value> idx) {
+  Value x = memref::LoadOp::create(ob, loc, mem[v],
+                                   broadcastIndex(*this, ob, v, idx));
   return convert(ob, x, computeType());
+}
+
+/// Whether every vector of `width` elements of `m` that starts at a last
+/// index multiple of `width` is `width` elements aligned: a workgroup tile
+/// (16-byte aligned allocations) or a view of one whose last dim has unit
+/// stride and whose other strides and offset are multiples of `width`.
+static bool rowsAligned(Value m, int64_t width) {
+  auto t = cast<MemRefType>(m.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return false;
+  for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(s) || s % width != 0)
+      return false;
+  if (m.getDefiningOp<memref::AllocOp>())
+    return offset == 0;
+  // A view (a padded tile's logical rows, a pipelined tile's stage): its
+  // offset is Σ offset_d · stride_d of its source, a multiple of `width`
+  // when the source's rows are aligned and the last dim's offset is.
+  auto view = m.getDefiningOp<memref::SubViewOp>();
+  if (!view || !rowsAligned(view.getSource(), width))
+    return false;
+  int64_t last = view.getStaticOffsets().back();
+  return !ShapedType::isDynamic(last) && last % width == 0;
+}
+
+int64_t BlockEmitter::vectorWidth(ArrayRef<int64_t> shape,
+                                  ArrayRef<int32_t> values) {
+  if (shape.empty())
+    return 1;
+  for (int64_t width : {int64_t(4), int64_t(2)}) {
+    if (shape.back() % width != 0 || numElements(shape) / width < plan.threads)
+      continue;
+    bool fits = llvm::all_of(values, [&](int32_t v) {
+      if (g.values[v].shape.back() == 1)
+        return true; // broadcast along the last dim: one scalar per step
+      auto t = cast<MemRefType>(mem[v].getType());
+      return width * t.getElementTypeBitWidth() <= 8 * kCopyVectorBytes &&
+             gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t) &&
+             rowsAligned(mem[v], width);
+    });
+    if (fits)
+      return width;
+  }
+  return 1;
+}
+
+void BlockEmitter::vectorPhase(
+    ArrayRef<int64_t> shape, int64_t width,
+    function_ref<void(OpBuilder &, ArrayRef<Value>)> body) {
+  Shape steps(shape.begin(), shape.end());
+  steps.back() /= width;
+  threadPhase(numElements(steps), [&](OpBuilder &ob, Value e) {
+    SmallVector<Value> idx = delinearize(ob, e, steps);
+    if (width > 1)
+      idx.back() = apply(ob, getAffineDimExpr(0, ctx()) * width, idx.back());
+    body(ob, idx);
+  });
+}
+
+/// The alignment of a vector of `width` elements of `m` (vectorWidth's
+/// rule guarantees it).
+static llvm::MaybeAlign vectorAlign(Value m, int64_t width) {
+  auto t = cast<MemRefType>(m.getType());
+  return llvm::Align(width * t.getElementTypeBitWidth() / 8);
+}
+
+SmallVector<Value> BlockEmitter::loadLanes(OpBuilder &ob, int32_t v,
+                                           ArrayRef<Value> idx, int64_t width) {
+  if (width == 1 || g.values[v].shape.back() == 1)
+    return SmallVector<Value>(width, load(ob, v, idx));
+  Value m = mem[v];
+  auto vt =
+      VectorType::get({width}, cast<MemRefType>(m.getType()).getElementType());
+  Value x =
+      vector::LoadOp::create(ob, loc, vt, m, broadcastIndex(*this, ob, v, idx),
+                             /*nontemporal=*/false, vectorAlign(m, width));
+  SmallVector<Value> lanes;
+  for (int64_t i = 0; i < width; ++i)
+    lanes.push_back(
+        convert(ob, vector::ExtractOp::create(ob, loc, x, i), computeType()));
+  return lanes;
+}
+
+void BlockEmitter::storeLanes(OpBuilder &ob, ArrayRef<Value> xs, int32_t v,
+                              ArrayRef<Value> idx) {
+  if (xs.size() == 1)
+    return store(ob, xs[0], v, idx);
+  Value m = mem[v];
+  Type t = cast<MemRefType>(m.getType()).getElementType();
+  SmallVector<Value> stored;
+  for (Value x : xs)
+    stored.push_back(convert(ob, x, t));
+  auto vt = VectorType::get({static_cast<int64_t>(xs.size())}, t);
+  Value x = vector::FromElementsOp::create(ob, loc, vt, stored);
+  vector::StoreOp::create(ob, loc, x, m, idx, /*nontemporal=*/false,
+                          vectorAlign(m, static_cast<int64_t>(xs.size())));
 }
 
 void BlockEmitter::store(OpBuilder &ob, Value x, int32_t v,

@@ -38,7 +38,12 @@ void mirage::convertWorkgroupTilesToStack(Operation *root) {
                      : OpBuilder(a);
     MemRefType t = MemRefType::get(a.getType().getShape(),
                                    a.getType().getElementType());
-    Value stack = memref::AllocaOp::create(b, a.getLoc(), t);
+    // Aligned as the GPU's shared memory places it (16 bytes at least):
+    // vector accesses of element phases carry that alignment
+    // (VectorElementPhases.md).
+    int64_t align = std::max<int64_t>(a.getAlignment().value_or(0), 16);
+    Value stack =
+        memref::AllocaOp::create(b, a.getLoc(), t, b.getI64IntegerAttr(align));
     // Users see the default memory space now; the result types of views
     // (a pipelined tile's stage subview, collapse_shape, and views of
     // those) follow their operand.
