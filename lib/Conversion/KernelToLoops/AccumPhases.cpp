@@ -91,15 +91,19 @@ bool BlockEmitter::emitAccumCombine(const UOp &op) {
   }
   // Σ over the strided chunks of the last dim (of x², for rms_last), as a
   // row reduction of the plan's lanes.
+  // Chunk c is element c·size + o of the last dim: consecutive when it
+  // sums to one.
   rowReduction(
-      op,
-      [&](OpBuilder &ob, Value out, Value c) {
+      op, size == 1 ? reductionWidth(op, x) : 1,
+      [&](OpBuilder &ob, Value out, Value c, int64_t width) {
         SmallVector<Value> xi = delinearize(ob, out, shape);
         AffineExpr d0 = getAffineDimExpr(0, ctx()), d1 = getAffineDimExpr(1, ctx());
         xi.back() = apply(ob, d0 * size + d1, {c, xi.back()});
-        Value v = load(ob, x, xi);
-        return rule.squaresOperand ? (Value)arith::MulFOp::create(ob, loc, v, v)
-                                   : v;
+        SmallVector<Value> vs = loadLanes(ob, x, xi, width);
+        if (rule.squaresOperand)
+          for (Value &v : vs)
+            v = arith::MulFOp::create(ob, loc, v, v);
+        return vs;
       },
       [&](OpBuilder &ob, Value acc, Value v) {
         return (Value)arith::AddFOp::create(ob, loc, acc, v);

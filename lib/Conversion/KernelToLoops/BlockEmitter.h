@@ -149,16 +149,18 @@ struct BlockEmitter {
           body,
       int64_t maxChunk = kMaxUnrolledWarpItems);
   /// Row reduction `op` as its plan says (ReductionPlan): `outputs` results,
-  /// each the fold with `combine` of `elem(out, c)` for the chunks c =
-  /// 0..chunks-1, started from chunk 0; `finish(out, folded)` stores it.
-  /// With one lane, one thread per output folds in chunk order; with L
-  /// lanes, lane l folds chunks l, l+L, ... into the op's scratch tile and
-  /// one thread per output folds the lanes in order. `out` is the linear
-  /// output index.
+  /// each the fold with `combine` of the chunks c = 0..chunks-1, started
+  /// from chunk 0; `finish(out, folded)` stores it. `elem(out, c, w)` gives
+  /// chunks c .. c+w-1 of output `out` (the linear output index), w the
+  /// `width` (1, or reductionWidth's where consecutive chunks are
+  /// consecutive elements). With one lane, one thread per output folds in
+  /// chunk order; with L lanes, lane l folds the vectors of `width` chunks
+  /// l, l+L, ... into the op's scratch tile and one thread per output folds
+  /// the lanes in order.
   void rowReduction(
-      const UOp &op,
-      llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value out,
-                                     mlir::Value chunk)>
+      const UOp &op, int64_t width,
+      llvm::function_ref<llvm::SmallVector<mlir::Value>(
+          mlir::OpBuilder &, mlir::Value out, mlir::Value chunk, int64_t width)>
           elem,
       llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value,
                                      mlir::Value)>
@@ -186,6 +188,12 @@ struct BlockEmitter {
   /// (docs/Rationale/VectorElementPhases.md).
   int64_t vectorWidth(llvm::ArrayRef<int64_t> shape,
                       llvm::ArrayRef<int32_t> values);
+  /// The chunks a lane of row reduction `op` over value `x` reads per step
+  /// (rowReduction's `width`): 4 or 2 when they divide each lane's chunks
+  /// and x's tile rows keep such a vector aligned, else 1. Only for a
+  /// reduction whose consecutive chunks are consecutive elements of x's
+  /// last dim, from the row's start.
+  int64_t reductionWidth(const UOp &op, int32_t x);
   /// threadPhase over the steps of `width` elements of `shape`: `body`
   /// gets the multi-index of a step's first element.
   void vectorPhase(

@@ -77,13 +77,17 @@ bool BlockEmitter::emitReduce(const UOp &op) {
   const Shape &outShape = g.values[op.results[0]].shape;
   int64_t dim = op.dim, size = op.size;
   bool isMax = op.reduceKind() == ReduceKind::max;
+  // Chunk c is element c·size + o of the reduced dim: consecutive in the
+  // last dim when it reduces to one.
+  bool contiguous =
+      dim + 1 == static_cast<int64_t>(outShape.size()) && size == 1;
   rowReduction(
-      op,
-      [&](OpBuilder &ob, Value out, Value c) {
+      op, contiguous ? reductionWidth(op, x) : 1,
+      [&](OpBuilder &ob, Value out, Value c, int64_t width) {
         SmallVector<Value> xi = delinearize(ob, out, outShape);
         AffineExpr d0 = getAffineDimExpr(0, ctx()), d1 = getAffineDimExpr(1, ctx());
         xi[dim] = apply(ob, d0 * size + d1, {c, xi[dim]});
-        return load(ob, x, xi);
+        return loadLanes(ob, x, xi, width);
       },
       [&](OpBuilder &ob, Value acc, Value v) {
         return isMax ? (Value)arith::MaximumFOp::create(ob, loc, acc, v)
@@ -126,10 +130,12 @@ bool BlockEmitter::emitRmsNorm(const UOp &op) {
   // [· w]: by the row's thread with one lane, else by a phase over all
   // elements reading the rms the row's thread left in lane 0 of the scratch.
   rowReduction(
-      op,
-      [&](OpBuilder &ob, Value out, Value j) {
-        Value v = load(ob, x, rowAt(ob, out, j));
-        return (Value)arith::MulFOp::create(ob, loc, v, v);
+      op, reductionWidth(op, x),
+      [&](OpBuilder &ob, Value out, Value j, int64_t width) {
+        SmallVector<Value> vs = loadLanes(ob, x, rowAt(ob, out, j), width);
+        for (Value &v : vs)
+          v = arith::MulFOp::create(ob, loc, v, v);
+        return vs;
       },
       [&](OpBuilder &ob, Value acc, Value v) {
         return (Value)arith::AddFOp::create(ob, loc, acc, v);

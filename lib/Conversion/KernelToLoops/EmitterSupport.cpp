@@ -30,26 +30,36 @@ Value BlockEmitter::apply(OpBuilder &ob, AffineExpr expr, ValueRange operands) {
 }
 
 void BlockEmitter::rowReduction(
-    const UOp &op, function_ref<Value(OpBuilder &, Value, Value)> elem,
+    const UOp &op, int64_t width,
+    function_ref<SmallVector<Value>(OpBuilder &, Value, Value, int64_t)> elem,
     function_ref<Value(OpBuilder &, Value, Value)> combine,
     function_ref<void(OpBuilder &, Value, Value)> finish) {
   // Every reduction op has a plan (KernelPlan.cpp, reductionShape).
   const ReductionPlan *r = plan.reductionOf(opIndex(op));
   assert(r && "a row reduction without its plan");
   int64_t lanes = r->lanes, outputs = r->outputs, chunks = r->chunks;
-  // Lane l folds chunks l, l + lanes, ... (lane 0 alone: all, in order).
+  assert(chunks % (lanes * width) == 0 || width == 1);
+  // Lane l folds the vectors of `width` chunks v = l, l + lanes, ... (chunks
+  // v·width, v·width + 1, ... in order; VectorElementPhases.md); lane 0
+  // alone: all chunks, in order.
+  AffineExpr l = getAffineDimExpr(0, ctx()), j = getAffineDimExpr(1, ctx());
   auto foldLane = [&](OpBuilder &ob, Value out, Value lane) {
-    Value first = elem(ob, out, lane);
-    int64_t perLane = (chunks + lanes - 1) / lanes;
+    auto fold = [&](OpBuilder &fb, Value acc, Value chunk) {
+      for (Value v : elem(fb, out, chunk, width))
+        acc = acc ? combine(fb, acc, v) : v;
+      return acc;
+    };
+    Value first =
+        fold(ob, Value(), width == 1 ? lane : apply(ob, l * width, lane));
+    int64_t perLane = (chunks / width + lanes - 1) / lanes;
     if (perLane <= 1)
       return first;
-    AffineExpr l = getAffineDimExpr(0, ctx()), j = getAffineDimExpr(1, ctx());
     auto loop = scf::ForOp::create(ob, loc, index(ob, 1), index(ob, perLane),
                                    index(ob, 1), ValueRange{first});
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    Value c = apply(lb, l + j * lanes, {lane, loop.getInductionVar()});
-    Value next = combine(lb, loop.getRegionIterArg(0), elem(lb, out, c));
-    scf::YieldOp::create(lb, loc, next);
+    Value c =
+        apply(lb, (l + j * lanes) * width, {lane, loop.getInductionVar()});
+    scf::YieldOp::create(lb, loc, fold(lb, loop.getRegionIterArg(0), c));
     return (Value)loop.getResult(0);
   };
   if (lanes == 1) {
@@ -258,6 +268,19 @@ static bool rowsAligned(Value m, int64_t width) {
     return false;
   int64_t last = view.getStaticOffsets().back();
   return !ShapedType::isDynamic(last) && last % width == 0;
+}
+
+int64_t BlockEmitter::reductionWidth(const UOp &op, int32_t x) {
+  const ReductionPlan *r = plan.reductionOf(opIndex(op));
+  auto t = cast<MemRefType>(mem[x].getType());
+  if (!r || !gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t))
+    return 1;
+  for (int64_t width : {int64_t(4), int64_t(2)})
+    if (r->chunks % (r->lanes * width) == 0 &&
+        width * t.getElementTypeBitWidth() <= 8 * kCopyVectorBytes &&
+        rowsAligned(mem[x], width))
+      return width;
+  return 1;
 }
 
 int64_t BlockEmitter::vectorWidth(ArrayRef<int64_t> shape,

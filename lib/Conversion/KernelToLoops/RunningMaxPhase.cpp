@@ -22,12 +22,14 @@ bool BlockEmitter::emitRunningMax(const UOp &op) {
   int32_t x = op.operands[0], prevV = op.results[0], curV = op.results[1];
   const Shape &outShape = g.values[prevV].shape;
   int64_t dim = op.dim;
+  // Chunk c is element c of dim `dim`: consecutive along the last dim.
+  bool contiguous = dim + 1 == static_cast<int64_t>(outShape.size());
   rowReduction(
-      op,
-      [&](OpBuilder &ob, Value out, Value c) {
+      op, contiguous ? reductionWidth(op, x) : 1,
+      [&](OpBuilder &ob, Value out, Value c, int64_t width) {
         SmallVector<Value> xi = delinearize(ob, out, outShape);
         xi[dim] = c;
-        return load(ob, x, xi);
+        return loadLanes(ob, x, xi, width);
       },
       [&](OpBuilder &ob, Value acc, Value v) {
         return (Value)arith::MaximumFOp::create(ob, loc, acc, v);

@@ -9,12 +9,17 @@
 //   per tile operand, one memref.load of s per step, one vector.store.
 // * 64x6: 4 does not divide the rows, 2 does and leaves 192 steps: pairs.
 // * 64x3: neither does: one element per step, as before.
+// * The row max of exp(x·s) and `accum sum_last` of x (64 rows of 128, two
+//   lanes per row): each lane folds 16 vectors of 4 consecutive elements,
+//   lane l the vectors l, l + 2, ... (VectorElementPhases.md, "Reduction
+//   lanes in vectors too").
 //
 // The CPU runs the lowered loops (the vector accesses, aligned as stated,
 // on 16-byte aligned stack tiles) and compares them with the evaluator.
 //
 // RUN: mirage-opt %s --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=LOOPS
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=RED
 // RUN: %if ptxas %{ rm -rf %t && mirage-opt %s --mirage-kernels-to-ptx="chip=sm_90 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=PTX --input-file=%t/graph0.sm_90.ptx %}
 
 // CPU: remark: graph 'graph0' on the CPU matches the evaluator
@@ -62,6 +67,23 @@
 // LOOPS-NOT: vector.load
 // LOOPS: memref.store %{{.*}} : memref<64x3xf32, #gpu.address_space<workgroup>>
 
+// RED-LABEL: func.func @graph0_k0(
+// RED: scf.forall
+// RED: vector.load %{{.*}} {alignment = 8 : i64} : memref<64x128xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// RED-COUNT-3: arith.maximumf
+// RED: scf.for %{{.*}} = %{{.*}} to %c16 step %{{.*}} iter_args
+// RED: vector.load %{{.*}} {alignment = 8 : i64} : memref<64x128xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// RED-COUNT-4: arith.maximumf
+// RED: memref.store %{{.*}} : memref<64x2xf32, #gpu.address_space<workgroup>>
+// RED: mirage_kernel.reduction_fold
+// RED: scf.forall
+// RED: vector.load %{{.*}} {alignment = 8 : i64} : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<4xf16>
+// RED-COUNT-3: arith.addf
+// RED: scf.for %{{.*}} = %{{.*}} to %c16 step %{{.*}} iter_args
+// RED: vector.load %{{.*}} {alignment = 8 : i64} : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<4xf16>
+// RED-COUNT-4: arith.addf
+// RED: mirage_kernel.reduction_fold
+
 // The GPU path keeps the widths: 16-byte f32 and 8-byte f16 accesses.
 // PTX: .entry graph0_k0
 // PTX-DAG: ld.shared.v4.b16
@@ -71,10 +93,10 @@
 // PTX-DAG: ex2.approx
 
 module {
-  func.func @f(%x: tensor<64x256xf16>, %s: tensor<64x1xf16>, %z: tensor<64x6xf32>, %u: tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>) {
-    %0:3 = mirage_kernel.graph "graph0"(%x, %s, %z, %u) : (tensor<64x256xf16>, tensor<64x1xf16>, tensor<64x6xf32>, tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>) {
+  func.func @f(%x: tensor<64x256xf16>, %s: tensor<64x1xf16>, %z: tensor<64x6xf32>, %u: tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>) {
+    %0:5 = mirage_kernel.graph "graph0"(%x, %s, %z, %u) : (tensor<64x256xf16>, tensor<64x1xf16>, tensor<64x6xf32>, tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>) {
     ^bb0(%a: tensor<64x256xf16>, %b: tensor<64x1xf16>, %c: tensor<64x6xf32>, %d: tensor<64x3xf32>):
-      %1:3 = mirage_kernel.custom(%a, %b, %c, %d) grid = [1, 1, 1] forloop = 2 : (tensor<64x256xf16>, tensor<64x1xf16>, tensor<64x6xf32>, tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>) {
+      %1:5 = mirage_kernel.custom(%a, %b, %c, %d) grid = [1, 1, 1] forloop = 2 : (tensor<64x256xf16>, tensor<64x1xf16>, tensor<64x6xf32>, tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>) {
       ^bb0(%xa: tensor<64x256xf16>, %sa: tensor<64x1xf16>, %za: tensor<64x6xf32>, %ua: tensor<64x3xf32>):
         %xt = mirage_block.input_iterator %xa imap = [-1, -1, -1] fmap = 1 : tensor<64x256xf16> -> tensor<64x128xf16>
         %st = mirage_block.input_iterator %sa imap = [-1, -1, -1] fmap = -1 : tensor<64x1xf16> -> tensor<64x1xf16>
@@ -82,6 +104,11 @@ module {
         %e = mirage_block.unary exp %p : tensor<64x128xf16>
         %acc = mirage_block.accum sum %e : tensor<64x128xf16> -> tensor<64x128xf16>
         %o = mirage_block.output_saver %acc omap = [-1, -1, -1] : tensor<64x128xf16> -> tensor<64x128xf16>
+        %m = mirage_block.reduce max %e dim 1 to 1 : tensor<64x128xf16> -> tensor<64x1xf16>
+        %macc = mirage_block.accum sum %m : tensor<64x1xf16> -> tensor<64x1xf16>
+        %mo = mirage_block.output_saver %macc omap = [-1, -1, -1] : tensor<64x1xf16> -> tensor<64x1xf16>
+        %sq = mirage_block.accum sum_last %xt : tensor<64x128xf16> -> tensor<64x1xf16>
+        %sqo = mirage_block.output_saver %sq omap = [-1, -1, -1] : tensor<64x1xf16> -> tensor<64x1xf16>
         %zt = mirage_block.input_iterator %za imap = [-1, -1, -1] fmap = -1 : tensor<64x6xf32> -> tensor<64x6xf32>
         %zs = mirage_block.unary sigmoid %zt : tensor<64x6xf32>
         %zacc = mirage_block.accum sum %zs : tensor<64x6xf32> -> tensor<64x6xf32>
@@ -90,10 +117,10 @@ module {
         %us = mirage_block.unary sigmoid %ut : tensor<64x3xf32>
         %uacc = mirage_block.accum sum %us : tensor<64x3xf32> -> tensor<64x3xf32>
         %uo = mirage_block.output_saver %uacc omap = [-1, -1, -1] : tensor<64x3xf32> -> tensor<64x3xf32>
-        mirage_block.yield %o, %zo, %uo : tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>
+        mirage_block.yield %o, %zo, %uo, %mo, %sqo : tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>
       }
-      mirage_kernel.yield %1#0, %1#1, %1#2 : tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>
+      mirage_kernel.yield %1#0, %1#1, %1#2, %1#3, %1#4 : tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>
     }
-    return %0#0, %0#1, %0#2 : tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>
+    return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>
   }
 }
