@@ -24,7 +24,9 @@ def MirageLowerKernelsToLoops
     from `Semantics`; see docs/Rationale/Lowering.md. An element phase whose
     tile rows allow it gives each thread 4 (or 2) consecutive elements per
     step, read and written with aligned `vector.load`/`vector.store`
-    (docs/Rationale/VectorElementPhases.md).
+    (docs/Rationale/VectorElementPhases.md); one whose results are all
+    stored in 16-bit floats computes exp as `math.exp2(x · log2 e)`
+    (docs/Rationale/HalfPrecisionExp.md).
 
     A kernel that reads its predecessor's results only in tiles a group of
     the predecessor's blocks wrote, one of its blocks per group, and would

@@ -220,9 +220,15 @@ struct BlockEmitter {
   /// Converts float `x` to float type `t`.
   mlir::Value convert(mlir::OpBuilder &ob, mlir::Value x, mlir::Type t);
   mlir::Value constF(mlir::OpBuilder &ob, double v);
+  /// How element code computes exp (docs/Rationale/HalfPrecisionExp.md):
+  /// math.exp, or math.exp2(x · log2 e) in a phase whose results are all
+  /// stored in 16-bit floats.
+  enum class ExpForm { Exact, Exp2 };
+  /// The exp form of a phase that stores `results`.
+  ExpForm expFormFor(llvm::ArrayRef<int32_t> results);
   /// Scalar code of the μGraph's element-wise operators, in compute type.
   mlir::Value unary(mlir::OpBuilder &ob, UnaryKind k, mlir::Value x,
-                    double scalar);
+                    double scalar, ExpForm exp = ExpForm::Exact);
   mlir::Value binary(mlir::OpBuilder &ob, BinaryKind k, mlir::Value x,
                      mlir::Value y);
   bool fail(const UOp &op, const std::string &why);

@@ -24,6 +24,7 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
   // A step of `width` consecutive elements (VectorElementPhases.md): each
   // element's scalar code as before, its operands read per step.
   int64_t width = vectorWidth(shape, touched);
+  ExpForm exp = expFormFor(op.results);
   vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
     SmallVector<SmallVector<Value>> ins;
     for (int32_t v : op.operands)
@@ -33,7 +34,7 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
       auto in = [&](unsigned i) { return ins[i][lane]; };
       switch (op.kind) {
       case OpKind::Unary:
-        outs[0].push_back(unary(ob, op.unaryKind(), in(0), op.scalar));
+        outs[0].push_back(unary(ob, op.unaryKind(), in(0), op.scalar, exp));
         break;
       case OpKind::Binary:
         outs[0].push_back(binary(ob, op.binaryKind(), in(0), in(1)));
@@ -47,7 +48,8 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
         for (const UOp &s : body.ops) {
           auto arg = [&](unsigned i) { return scalars[s.operands[i]]; };
           scalars[s.results[0]] = visitThreadOp(
-              s, [&](UnaryKind k) { return unary(ob, k, arg(0), s.scalar); },
+              s,
+              [&](UnaryKind k) { return unary(ob, k, arg(0), s.scalar, exp); },
               [&](BinaryKind k) { return binary(ob, k, arg(0), arg(1)); });
         }
         for (size_t r = 0; r < op.results.size(); ++r)

@@ -377,6 +377,7 @@ struct ArithDomain {
   BlockEmitter &em;
   OpBuilder &ob;
   Location loc;
+  BlockEmitter::ExpForm expForm = BlockEmitter::ExpForm::Exact;
 
   Value fromInt(int64_t v) const { return em.constF(ob, (double)v); }
   Value fromDouble(double v) const { return em.constF(ob, v); }
@@ -386,7 +387,12 @@ struct ArithDomain {
   Value div(Value a, Value b) const { return arith::DivFOp::create(ob, loc, a, b); }
   Value pow(Value a, Value b) const { return math::PowFOp::create(ob, loc, a, b); }
   Value neg(Value x) const { return arith::NegFOp::create(ob, loc, x); }
-  Value exp(Value x) const { return math::ExpOp::create(ob, loc, x); }
+  Value exp(Value x) const {
+    if (expForm == BlockEmitter::ExpForm::Exact)
+      return math::ExpOp::create(ob, loc, x);
+    // e^x = 2^(x·log2 e): ex2.approx on the GPU (HalfPrecisionExp.md).
+    return math::Exp2Op::create(ob, loc, mul(x, fromDouble(M_LOG2E)));
+  }
   Value sqrt(Value x) const { return math::SqrtOp::create(ob, loc, x); }
   Value tanh(Value x) const { return math::TanhOp::create(ob, loc, x); }
   Value erf(Value x) const { return math::ErfOp::create(ob, loc, x); }
@@ -402,8 +408,17 @@ struct ArithDomain {
 };
 } // namespace
 
-Value BlockEmitter::unary(OpBuilder &ob, UnaryKind k, Value x, double scalar) {
-  return applyUnary(ArithDomain{*this, ob, loc}, k, x, scalar);
+Value BlockEmitter::unary(OpBuilder &ob, UnaryKind k, Value x, double scalar,
+                          ExpForm exp) {
+  return applyUnary(ArithDomain{*this, ob, loc, exp}, k, x, scalar);
+}
+
+BlockEmitter::ExpForm BlockEmitter::expFormFor(ArrayRef<int32_t> results) {
+  bool narrow = llvm::all_of(results, [&](int32_t r) {
+    Type t = cast<MemRefType>(mem[r].getType()).getElementType();
+    return t.getIntOrFloatBitWidth() <= 16;
+  });
+  return narrow && !results.empty() ? ExpForm::Exp2 : ExpForm::Exact;
 }
 
 Value BlockEmitter::binary(OpBuilder &ob, BinaryKind k, Value x, Value y) {

@@ -4,9 +4,10 @@
 // takes exp and sums the two iterations in an f32 accumulator; beside it, a
 // 64x6 f32 tile of z gets a sigmoid and a 64x3 one stays scalar.
 //
-// * x·s, exp and the accumulator's start and combine: 4 elements
-//   per step (8192 elements, 2048 steps for 128 threads): one vector.load
-//   per tile operand, one memref.load of s per step, one vector.store.
+// * x·s, exp (as exp2, its result being f16) and the accumulator's start
+//   and combine: 4 elements per step (8192 elements, 2048 steps for 128
+//   threads): one vector.load per tile operand, one memref.load of s per
+//   step, one vector.store.
 // * 64x6: 4 does not divide the rows, 2 does and leaves 192 steps: pairs.
 // * 64x3: neither does: one element per step, as before.
 // * The row max of exp(x·s) and `accum sum_last` of x (64 rows of 128, two
@@ -36,8 +37,10 @@
 // LOOPS: memref.store %{{.*}} : memref<64x3xf32, #gpu.address_space<workgroup>>
 // The sigmoids of the loop-invariant tiles, before the loop: pairs for
 // 64x6, single elements for 64x3.
+// Their results are f32: exp stays math.exp (HalfPrecisionExp.md).
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %c192 step %c128 {
 // LOOPS: vector.load %{{.*}} {alignment = 8 : i64} : memref<64x6xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// LOOPS-COUNT-2: math.exp %
 // LOOPS: vector.store %{{.*}} {alignment = 8 : i64} : memref<64x6xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %c192 step %c128 {
 // LOOPS-NOT: vector.load
@@ -52,9 +55,10 @@
 // LOOPS: memref.load %{{.*}} : memref<64x1xf16, #gpu.address_space<workgroup>>
 // LOOPS-COUNT-4: arith.mulf
 // LOOPS: vector.store %{{.*}} {alignment = 8 : i64} : memref<64x128xf16, #gpu.address_space<workgroup>>, vector<4xf16>
-// exp, 4 per step:
+// exp, 4 per step, stored in f16: as exp2(x·log2 e) (HalfPrecisionExp.md).
 // LOOPS: vector.load %{{.*}} : memref<64x128xf16, #gpu.address_space<workgroup>>, vector<4xf16>
-// LOOPS-COUNT-4: math.exp
+// LOOPS-NOT: math.exp %
+// LOOPS-COUNT-4: math.exp2
 // LOOPS: vector.store
 // The combine: the contribution and the state, 4 each.
 // LOOPS: vector.load %{{.*}} : memref<64x128xf16, #gpu.address_space<workgroup>>, vector<4xf16>
@@ -90,7 +94,7 @@
 // PTX-DAG: ld.shared.v4.b32
 // PTX-DAG: st.shared.v4.b32
 // PTX-DAG: ld.shared.v2.b32
-// PTX-DAG: ex2.approx
+// PTX-DAG: ex2.approx.f32
 
 module {
   func.func @f(%x: tensor<64x256xf16>, %s: tensor<64x1xf16>, %z: tensor<64x6xf32>, %u: tensor<64x3xf32>) -> (tensor<64x128xf16>, tensor<64x6xf32>, tensor<64x3xf32>, tensor<64x1xf16>, tensor<64x1xf16>) {
