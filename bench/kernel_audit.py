@@ -2,7 +2,7 @@
 """Static audit of the kernels of PTX bundles (no GPU needed).
 
 Usage:
-  kernel_audit.py [--json] [--chip sm_XX] [--ptxas PATH | --no-ptxas] DIR...
+  kernel_audit.py [--json] [--main-loop] [--chip sm_XX] [--ptxas PATH | --no-ptxas] DIR...
 
 A bundle is any directory holding `<graph>.<chip>.ptx` and
 `<graph>.<chip>.manifest.json` pairs, as the `mirage-kernels-to-ptx` and
@@ -13,6 +13,17 @@ kernels and of each flag. The checks follow
 ../shared/reference/kernel-roofline.md ("Targets"); every figure comes from
 the PTX text, `ptxas -v` and the manifest, so it is a reading of what the
 code generator emitted, not a measurement.
+
+--main-loop adds a second table: for every kernel with a main loop (the
+widest loop that issues cp.async and waits for it), what one trip issues
+per thread (so per warp): its PTX statements and, of those, `ld.shared`
+and `st.shared` (any width), `ldmatrix`, `mma.sync`, `ex2` and `bar.sync`.
+A statement inside a phase loop counts as many times as that loop runs:
+its trips averaged over the block's threads where its counter starts at
+%tid.x (a thread phase), or (bound - start) / step where it starts at a
+constant; a loop whose trips the PTX does not say counts once, and the
+last column counts those loops (the figures are then lower bounds). The
+--json records carry the same as "main_loop" (null without a main loop).
 
 Where each column comes from:
   grid, threads      manifest `grid` (x×y×z = blocks) and `block`.
@@ -601,6 +612,90 @@ def analyse_body(body, threads):
         loop_barriers=sum(1 for i in barrier_at if in_any_loop(i, main_loops)))
 
 
+SETP_NE_RE = re.compile(r"^setp\.ne\.[bsu](?:32|64)\s+%\w+\s*,\s*(%\w+)\s*,\s*(-?\d+)$")
+ISSUE_KINDS = [("ld.shared", re.compile(r"^ld\.shared\b")),
+               ("st.shared", re.compile(r"^st\.shared\b")),
+               ("ldmatrix", re.compile(r"^ldmatrix\b")),
+               ("mma.sync", MMA_RE),
+               ("ex2", re.compile(r"^ex2\.")),
+               ("bar.sync", BARRIER_RE)]
+
+
+def counted_trips(events, rng):
+    """The trips of the loop `rng` when its counter starts at a constant,
+    steps by a constant and is compared with `setp.ne` against a bound
+    (LLVM's form of a loop the same for every thread); None otherwise."""
+    first, last = rng
+    body = [text for kind, text in events[first:last + 1] if kind == "instr"]
+    compare = next((SETP_NE_RE.match(t) for t in reversed(body)
+                    if SETP_NE_RE.match(t)), None)
+    if not compare:
+        return None
+    counter, bound = compare.group(1), int(compare.group(2))
+    steps = [operands(t)[1] for t in body if operands(t)[0].startswith("add.")]
+    steps = [int(a[2]) for a in steps
+             if len(a) == 3 and a[0] == counter and a[1] == counter
+             and re.fullmatch(r"-?\d+", a[2])]
+    if len(steps) != 1 or steps[0] == 0:
+        return None
+    defs = {}
+    for kind, text in events[:first]:
+        if kind == "instr":
+            op, args = operands(text)
+            if args and args[0].startswith("%") and not op.startswith(("st.", "cp.", "bar.", "bra")):
+                defs[args[0]] = text
+    start = tid_relative(counter, defs)
+    if start is None or start[0] != "const":
+        return None
+    span = bound - start[1]
+    if span % steps[0] != 0 or span // steps[0] <= 0:
+        return None
+    return span // steps[0]
+
+
+def main_loop_counts(body, threads):
+    """Per trip of the kernel's main loop (the widest loop that copies and
+    waits) and per thread: its statements and the issue kinds of
+    ISSUE_KINDS, each weighted by the trips of the loops around it inside
+    the main loop (average_trips, else counted_trips; a loop of unknown
+    trips counts once and is counted in `unknown_loops`). None without a
+    main loop."""
+    events = statements(body)
+    ranges = loops(events)
+
+    def holds(rng, pattern):
+        return any(kind == "instr" and pattern.match(text)
+                   for kind, text in events[rng[0]:rng[1] + 1])
+    mains = [r for r in ranges if holds(r, COPY_RE) and holds(r, WAIT_RE)]
+    if not mains:
+        return None
+    first, last = max(mains, key=lambda r: r[1] - r[0])
+    inner = [r for r in ranges if first < r[0] and r[1] < last]
+    weight = [1.0] * len(events)
+    unknown = 0
+    for rng in inner:
+        trips = average_trips(events, rng, threads) or counted_trips(events, rng)
+        if trips is None:
+            unknown += 1
+            continue
+        for i in range(rng[0], rng[1] + 1):
+            weight[i] *= trips
+    counts = {"instructions": 0.0}
+    counts.update({name: 0.0 for name, _ in ISSUE_KINDS})
+    for i in range(first, last + 1):
+        kind, text = events[i]
+        if kind != "instr":
+            continue
+        counts["instructions"] += weight[i]
+        for name, pattern in ISSUE_KINDS:
+            if pattern.match(text):
+                counts[name] += weight[i]
+    counts = {k: (int(v) if float(v).is_integer() else round(v, 1))
+              for k, v in counts.items()}
+    counts["unknown_loops"] = unknown
+    return counts
+
+
 # --------------------------------------------------------------------------
 # ptxas
 
@@ -805,6 +900,7 @@ def audit_kernel(manifest, kernel, chip_name, body, ptxas_entry, ptxas_ok, modul
         "mma_sync": stats.mma, "fma_f32": stats.fma,
         "barriers": stats.barriers, "loop_barriers": stats.loop_barriers,
         "bytes_moved": moved, "floor_us": floor_us,
+        "main_loop": main_loop_counts(body, launch.threads),
         "model": model,
         "model_ratio": (model["estimate_us"] / floor_us
                         if model["estimate_us"] is not None and floor_us else None),
@@ -939,6 +1035,28 @@ def print_markdown(rows, ptxas, notes, dirs):
     print("kernels: %d; %s" % (len(rows), ", ".join("%s %d" % kv for kv in counts.items())))
 
 
+MAIN_LOOP_COLUMNS = ["graph", "chip", "kernel", "instructions"] + [
+    name for name, _ in ISSUE_KINDS] + ["loops of unknown trips"]
+
+
+def print_main_loops(rows):
+    """--main-loop: per thread and main-loop trip, what the loop issues."""
+    print()
+    print("Main loops, per thread (and so per warp) and trip:")
+    print()
+    print("| " + " | ".join(MAIN_LOOP_COLUMNS) + " |")
+    print("|" + "---|" * len(MAIN_LOOP_COLUMNS))
+    for r in rows:
+        m = r["main_loop"]
+        if m is None:
+            continue
+        count = lambda v: "%d" % v if float(v).is_integer() else "%.1f" % v
+        cells = [r["graph"], r["chip"], r["kernel"], count(m["instructions"])]
+        cells += [count(m[name]) for name, _ in ISSUE_KINDS]
+        cells.append(str(m["unknown_loops"]))
+        print("| " + " | ".join(cells) + " |")
+
+
 def print_json(rows, ptxas, notes):
     """One JSON object; one kernel per line, so that it also greps well."""
     summary = {"kernels": len(rows), "flags": flag_counts(rows)}
@@ -964,6 +1082,9 @@ def main(argv):
                                         "/usr/local/cuda/bin/ptxas)")
     parser.add_argument("--no-ptxas", action="store_true",
                         help="do not run ptxas (as if it were missing)")
+    parser.add_argument("--main-loop", action="store_true",
+                        help="also print, per kernel with a main loop, what "
+                             "one trip issues per thread")
     args = parser.parse_args(argv)
     # The table uses × and µ: write UTF-8 whatever the locale says.
     sys.stdout.reconfigure(encoding="utf-8")
@@ -980,6 +1101,8 @@ def main(argv):
         print_json(rows, ptxas, notes)
     else:
         print_markdown(rows, ptxas, notes, args.dirs)
+        if args.main_loop:
+            print_main_loops(rows)
     return 0
 
 
