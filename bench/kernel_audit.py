@@ -467,24 +467,25 @@ def tid_relative(reg, defs, seen=()):
     return None
 
 
-def average_trips(events, rng, threads):
-    """The trips of the loop `rng` (a do-while: the body runs, the counter
-    steps, `setp.lt` against a bound, the backward branch), averaged over
-    the block's `threads`; None where the PTX does not say."""
+def loop_counter(events, rng, compare_re, step_re):
+    """The counter of the loop `rng` as (start, step, bound): the register
+    the last `compare_re` of the body compares with a constant bound,
+    stepped by exactly one `add` of a constant matching `step_re`, and its
+    value on entry (tid_relative of its last definition before the loop);
+    None where the PTX does not say."""
     first, last = rng
     body = [text for kind, text in events[first:last + 1] if kind == "instr"]
-    compare = next((SETP_LT_RE.match(t) for t in reversed(body)
-                    if SETP_LT_RE.match(t)), None)
+    compare = next((compare_re.match(t) for t in reversed(body)
+                    if compare_re.match(t)), None)
     if not compare:
         return None
     counter, bound = compare.group(1), int(compare.group(2))
     steps = [operands(t)[1] for t in body if operands(t)[0].startswith("add.")]
     steps = [int(a[2]) for a in steps
              if len(a) == 3 and a[0] == counter and a[1] == counter
-             and re.fullmatch(r"\d+", a[2])]
-    if len(steps) != 1 or steps[0] <= 0:
+             and re.fullmatch(step_re, a[2])]
+    if len(steps) != 1:
         return None
-    step = steps[0]
     # Each register's last definition before the loop: its value on entry.
     defs = {}
     for kind, text in events[:first]:
@@ -493,7 +494,18 @@ def average_trips(events, rng, threads):
             if args and args[0].startswith("%") and not op.startswith(("st.", "cp.", "bar.", "bra")):
                 defs[args[0]] = text
     start = tid_relative(counter, defs)
-    if start is None or (start[0] == "tid" and start[1] < -step):
+    return None if start is None else (start, steps[0], bound)
+
+
+def average_trips(events, rng, threads):
+    """The trips of the loop `rng` (a do-while: the body runs, the counter
+    steps, `setp.lt` against a bound, the backward branch), averaged over
+    the block's `threads`; None where the PTX does not say."""
+    counter = loop_counter(events, rng, SETP_LT_RE, r"\d+")
+    if counter is None:
+        return None
+    start, step, bound = counter
+    if step <= 0 or (start[0] == "tid" and start[1] < -step):
         return None
     total = 0
     for tid in range(threads if start[0] == "tid" else 1):
@@ -625,32 +637,16 @@ def counted_trips(events, rng):
     """The trips of the loop `rng` when its counter starts at a constant,
     steps by a constant and is compared with `setp.ne` against a bound
     (LLVM's form of a loop the same for every thread); None otherwise."""
-    first, last = rng
-    body = [text for kind, text in events[first:last + 1] if kind == "instr"]
-    compare = next((SETP_NE_RE.match(t) for t in reversed(body)
-                    if SETP_NE_RE.match(t)), None)
-    if not compare:
+    counter = loop_counter(events, rng, SETP_NE_RE, r"-?\d+")
+    if counter is None:
         return None
-    counter, bound = compare.group(1), int(compare.group(2))
-    steps = [operands(t)[1] for t in body if operands(t)[0].startswith("add.")]
-    steps = [int(a[2]) for a in steps
-             if len(a) == 3 and a[0] == counter and a[1] == counter
-             and re.fullmatch(r"-?\d+", a[2])]
-    if len(steps) != 1 or steps[0] == 0:
-        return None
-    defs = {}
-    for kind, text in events[:first]:
-        if kind == "instr":
-            op, args = operands(text)
-            if args and args[0].startswith("%") and not op.startswith(("st.", "cp.", "bar.", "bra")):
-                defs[args[0]] = text
-    start = tid_relative(counter, defs)
-    if start is None or start[0] != "const":
+    start, step, bound = counter
+    if step == 0 or start[0] != "const":
         return None
     span = bound - start[1]
-    if span % steps[0] != 0 or span // steps[0] <= 0:
+    if span % step != 0 or span // step <= 0:
         return None
-    return span // steps[0]
+    return span // step
 
 
 def main_loop_counts(body, threads):

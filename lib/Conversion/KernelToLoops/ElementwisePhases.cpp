@@ -166,11 +166,11 @@ bool BlockEmitter::emitRmsNorm(const UOp &op) {
     SmallVector<int32_t> touched(op.operands.begin(), op.operands.end());
     touched.push_back(op.results[0]);
     int64_t width = vectorWidth(shape, touched);
+    // The row's linear index from a step's leading indices, as rowAt's `out`.
+    AffineExpr row = getAffineConstantExpr(0, ctx());
+    for (size_t d = 0; d + 1 < shape.size(); ++d)
+      row = row * shape[d] + getAffineDimExpr(d, ctx());
     vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
-      // The row's linear index, as rowAt's `out`.
-      AffineExpr row = getAffineConstantExpr(0, ctx());
-      for (size_t d = 0; d + 1 < shape.size(); ++d)
-        row = row * shape[d] + getAffineDimExpr(d, ctx());
       Value out = apply(ob, row, idx.drop_back());
       Value rms = convert(
           ob, memref::LoadOp::create(ob, loc, buf, ValueRange{out, index(ob, 0)}),

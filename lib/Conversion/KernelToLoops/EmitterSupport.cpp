@@ -270,15 +270,24 @@ static bool rowsAligned(Value m, int64_t width) {
   return !ShapedType::isDynamic(last) && last % width == 0;
 }
 
+/// The widths a vector step tries, widest first (VectorElementPhases.md).
+static constexpr int64_t kVectorWidths[] = {4, 2};
+
+/// Whether vectors of `width` elements of tile `m` are one access each: at
+/// most 16 bytes, in workgroup memory, on aligned rows.
+static bool vectorFits(Value m, int64_t width) {
+  auto t = cast<MemRefType>(m.getType());
+  return width * t.getElementTypeBitWidth() <= 8 * kCopyVectorBytes &&
+         gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t) &&
+         rowsAligned(m, width);
+}
+
 int64_t BlockEmitter::reductionWidth(const UOp &op, int32_t x) {
   const ReductionPlan *r = plan.reductionOf(opIndex(op));
-  auto t = cast<MemRefType>(mem[x].getType());
-  if (!r || !gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t))
+  if (!r)
     return 1;
-  for (int64_t width : {int64_t(4), int64_t(2)})
-    if (r->chunks % (r->lanes * width) == 0 &&
-        width * t.getElementTypeBitWidth() <= 8 * kCopyVectorBytes &&
-        rowsAligned(mem[x], width))
+  for (int64_t width : kVectorWidths)
+    if (r->chunks % (r->lanes * width) == 0 && vectorFits(mem[x], width))
       return width;
   return 1;
 }
@@ -287,18 +296,13 @@ int64_t BlockEmitter::vectorWidth(ArrayRef<int64_t> shape,
                                   ArrayRef<int32_t> values) {
   if (shape.empty())
     return 1;
-  for (int64_t width : {int64_t(4), int64_t(2)}) {
+  for (int64_t width : kVectorWidths) {
     if (shape.back() % width != 0 || numElements(shape) / width < plan.threads)
       continue;
-    bool fits = llvm::all_of(values, [&](int32_t v) {
-      if (g.values[v].shape.back() == 1)
-        return true; // broadcast along the last dim: one scalar per step
-      auto t = cast<MemRefType>(mem[v].getType());
-      return width * t.getElementTypeBitWidth() <= 8 * kCopyVectorBytes &&
-             gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t) &&
-             rowsAligned(mem[v], width);
-    });
-    if (fits)
+    // A value broadcast along the last dim is read as one scalar per step.
+    if (llvm::all_of(values, [&](int32_t v) {
+          return g.values[v].shape.back() == 1 || vectorFits(mem[v], width);
+        }))
       return width;
   }
   return 1;

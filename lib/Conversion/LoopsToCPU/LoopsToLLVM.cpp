@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToCPU.h"
+#include "Mirage/Semantics/KernelPlan.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -38,10 +39,11 @@ void mirage::convertWorkgroupTilesToStack(Operation *root) {
                      : OpBuilder(a);
     MemRefType t = MemRefType::get(a.getType().getShape(),
                                    a.getType().getElementType());
-    // Aligned as the GPU's shared memory places it (16 bytes at least):
-    // vector accesses of element phases carry that alignment
+    // Aligned as the GPU's shared memory places it (kStaticSharedAlign at
+    // least): vector accesses of element phases carry that alignment
     // (VectorElementPhases.md).
-    int64_t align = std::max<int64_t>(a.getAlignment().value_or(0), 16);
+    int64_t align =
+        std::max<int64_t>(a.getAlignment().value_or(0), kStaticSharedAlign);
     Value stack =
         memref::AllocaOp::create(b, a.getLoc(), t, b.getI64IntegerAttr(align));
     // Users see the default memory space now; the result types of views
