@@ -37,6 +37,7 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
   size_t numOps = block.ops.size(), numValues = block.values.size();
   s.stage.resize(numOps);
   s.matmulInto.assign(numOps, -1);
+  s.computedIn.assign(numOps, -1);
   s.buffered.assign(numValues, false);
   s.beforeLoop.assign(numOps, false);
   s.sameInEveryBlock.assign(numOps, false);
@@ -116,6 +117,25 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
         }
       }
     }
+  }
+  // Element-wise results whose only reader is a reduce in the same place
+  // (ElementsInReductions.md): computed where the reduction folds them.
+  for (size_t i = 0; i < numOps; ++i) {
+    const UOp &op = block.ops[i];
+    bool elementwise = op.kind == OpKind::Unary || op.kind == OpKind::Binary ||
+                       op.kind == OpKind::ThreadGraph;
+    if (!elementwise || op.results.size() != 1)
+      continue;
+    int32_t r = op.results[0];
+    if (users[r].size() != 1)
+      continue;
+    int32_t u = users[r][0];
+    const UOp &reader = block.ops[u];
+    if (reader.kind != OpKind::Reduce || reader.operands.size() != 1 ||
+        s.stage[u] != s.stage[i] || s.beforeLoop[u] != s.beforeLoop[i])
+      continue;
+    s.computedIn[i] = u;
+    s.buffered[r] = false;
   }
   return s;
 }

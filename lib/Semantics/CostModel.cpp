@@ -560,6 +560,24 @@ std::vector<UGraph> fingerprintProbes() {
     g.markOutput(g.addCustom({m, o}, std::move(b)));
     probes.push_back(std::move(g));
   }
+  // Column sums of squares, as QK-norm's over K's head dim: the squares
+  // are computed in the reduction and get no tile (ElementsInReductions.md),
+  // which the plan's shared memory shows.
+  {
+    UGraph g;
+    int32_t k = g.addInput({8, 128, 4096}, ElemType::F16);
+    UGraph b(Level::Block);
+    b.grid = {8, 16, 1};
+    b.forloopRange = 4;
+    int32_t bk = b.addInput({8, 128, 4096}, ElemType::F16);
+    int32_t kt = b.addInputIterator(bk, {0, 2, -1}, 2);
+    int32_t sums = b.addReduce(ReduceKind::sum,
+                               b.addBinary(BinaryKind::mul, kt, kt), 1, 1);
+    b.markOutput(
+        b.addOutputSaver(b.addAccum(AccumKind::sum, sums, -1, 0), {0, 2, -1}));
+    g.markOutput(g.addCustom({k}, std::move(b)));
+    probes.push_back(std::move(g));
+  }
   // Library kernels: a GEMM, an element-wise op, an rms_norm.
   UGraph g;
   int32_t x = g.addInput({64, 4096}, ElemType::F16);

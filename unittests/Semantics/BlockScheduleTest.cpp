@@ -267,3 +267,41 @@ TEST(BlockSchedule, EvaluatorSharesGridInvariantResults) {
       ASSERT_EQ(a[0].data[i], b[0].data[i]) << "element " << i;
   }
 }
+
+// docs/Rationale/ElementsInReductions.md: an element-wise result whose only
+// reader is a reduce in the same place is computed in the reduce's fold and
+// gets no tile; a result with two readers keeps its phase and its tile.
+TEST(BlockSchedule, AnOperandOnlyAReduceReadsIsComputedThere) {
+  UGraph b(Level::Block);
+  b.grid = {1, 1, 1};
+  b.forloopRange = 4;
+  int32_t k = b.addInput({128, 256}, ElemType::F16);
+  int32_t kt = b.addInputIterator(k, {-1, -1, -1}, 1);
+  int32_t squares = b.addBinary(BinaryKind::mul, kt, kt);
+  int32_t sums = b.addReduce(ReduceKind::sum, squares, 0, 1);
+  int32_t e = b.addUnary(UnaryKind::exp, kt);
+  int32_t maxes = b.addReduce(ReduceKind::max, e, 1, 1);
+  b.markOutput(
+      b.addOutputSaver(b.addAccum(AccumKind::sum, sums, -1, 0), {-1, -1, -1}));
+  b.markOutput(
+      b.addOutputSaver(b.addAccum(AccumKind::sum, maxes, -1, 0), {-1, -1, -1}));
+  b.markOutput(
+      b.addOutputSaver(b.addAccum(AccumKind::sum, e, -1, 0), {-1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  BlockSchedule s = scheduleBlock(b);
+  auto def = [&](int32_t v) { return b.values[v].def; };
+  EXPECT_EQ(s.computedIn[def(squares)], def(sums));
+  EXPECT_FALSE(s.buffered[squares]);
+  // exp(K) is read by its row max and by an accumulator.
+  EXPECT_EQ(s.computedIn[def(e)], -1);
+  EXPECT_TRUE(s.buffered[e]);
+  // The plan allocates no tile for the squares, one for exp(K).
+  KernelPlan p = planKernel(b, h100());
+  auto tileOf = [&](int32_t v) {
+    return llvm::any_of(p.tiles,
+                        [&](const TilePlan &t) { return t.value == v; });
+  };
+  EXPECT_FALSE(tileOf(squares));
+  EXPECT_TRUE(tileOf(e));
+  EXPECT_TRUE(tileOf(kt));
+}

@@ -60,6 +60,13 @@ struct BlockSchedule {
   /// `accum sum`, that accumulator's op index (the product is added straight
   /// into the accumulator's state; no product tile exists); -1 otherwise.
   std::vector<int32_t> matmulInto;
+  /// Per op: for an element-wise op (unary, binary, a one-result thread
+  /// graph) whose result's only reader is a `reduce` that runs where it
+  /// runs, that reduce's op index: the reduction computes each element it
+  /// folds from the op's operands, rounded to the result's storage type,
+  /// and the result has no tile (docs/Rationale/ElementsInReductions.md);
+  /// -1 otherwise.
+  std::vector<int32_t> computedIn;
   /// Per value: the element type its tile is stored in. Iterator tiles keep
   /// the device dtype, element-wise results the graph's element type;
   /// everything that sums (matmul, reduce, accumulator states) is at least
@@ -67,7 +74,8 @@ struct BlockSchedule {
   std::vector<ElemType> storage;
   /// Per value: whether the value is a tile in (shared) memory. False for
   /// device tensors, saver results, matmul products fused into an
-  /// accumulator, and a running max's prev that no op reads.
+  /// accumulator, element-wise results computed in their reduce
+  /// (computedIn), and a running max's prev that no op reads.
   std::vector<bool> buffered;
   /// Per op: whether it runs once, before the for-loop (of more than one
   /// iteration), although its stage is in the loop: an input iterator of

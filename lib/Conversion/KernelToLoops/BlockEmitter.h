@@ -202,7 +202,9 @@ struct BlockEmitter {
           body);
   /// The `width` elements of value `v` from `idx` (consecutive in the last
   /// dim), read with broadcasting (one `vector.load`, or one scalar for a
-  /// last dim of 1), converted to the compute type.
+  /// last dim of 1), converted to the compute type. A value computed in its
+  /// reduce (BlockSchedule::computedIn) is computed from its op's operands
+  /// instead, rounded to its storage type (ElementsInReductions.md).
   llvm::SmallVector<mlir::Value> loadLanes(mlir::OpBuilder &ob, int32_t v,
                                            llvm::ArrayRef<mlir::Value> idx,
                                            int64_t width);
@@ -226,6 +228,20 @@ struct BlockEmitter {
   enum class ExpForm { Exact, Exp2 };
   /// The exp form of a phase that stores `results`.
   ExpForm expFormFor(llvm::ArrayRef<int32_t> results);
+  /// The results of element-wise op `op` (unary, binary, thread graph) at
+  /// `width` lanes from its operands' lanes `ins`, in the compute type:
+  /// one vector of lanes per result.
+  llvm::SmallVector<llvm::SmallVector<mlir::Value>>
+  elementwiseLanes(mlir::OpBuilder &ob, const UOp &op,
+                   llvm::ArrayRef<llvm::SmallVector<mlir::Value>> ins,
+                   int64_t width, ExpForm exp);
+  /// The op that computes value `v` inside the reduce reading it
+  /// (BlockSchedule::computedIn), or null for a value with a tile.
+  const UOp *computedInReduce(int32_t v) const;
+  /// Whether vectors of `width` elements of value `v` are one access each
+  /// (a tile's aligned rows), or, for a value computed in its reduce, of
+  /// every operand of its op that is whole along the last dim.
+  bool lanesFit(int32_t v, int64_t width);
   /// Scalar code of the μGraph's element-wise operators, in compute type.
   mlir::Value unary(mlir::OpBuilder &ob, UnaryKind k, mlir::Value x,
                     double scalar, ExpForm exp = ExpForm::Exact);

@@ -17,7 +17,55 @@ using namespace mlir;
 using namespace mirage;
 using namespace mirage::loops;
 
+SmallVector<SmallVector<Value>>
+BlockEmitter::elementwiseLanes(OpBuilder &ob, const UOp &op,
+                               ArrayRef<SmallVector<Value>> ins, int64_t width,
+                               ExpForm exp) {
+  SmallVector<SmallVector<Value>> outs(op.results.size());
+  for (int64_t lane = 0; lane < width; ++lane) {
+    auto in = [&](unsigned i) { return ins[i][lane]; };
+    switch (op.kind) {
+    case OpKind::Unary:
+      outs[0].push_back(unary(ob, op.unaryKind(), in(0), op.scalar, exp));
+      break;
+    case OpKind::Binary:
+      outs[0].push_back(binary(ob, op.binaryKind(), in(0), in(1)));
+      break;
+    case OpKind::ThreadGraph: {
+      // The thread graph's scalar program, in registers.
+      const UGraph &body = g.bodies[op.body];
+      SmallVector<Value> scalars(body.values.size());
+      for (size_t i = 0; i < body.inputs.size(); ++i)
+        scalars[body.inputs[i]] = in(i);
+      for (const UOp &s : body.ops) {
+        auto arg = [&](unsigned i) { return scalars[s.operands[i]]; };
+        scalars[s.results[0]] = visitThreadOp(
+            s, [&](UnaryKind k) { return unary(ob, k, arg(0), s.scalar, exp); },
+            [&](BinaryKind k) { return binary(ob, k, arg(0), arg(1)); });
+      }
+      for (size_t r = 0; r < op.results.size(); ++r)
+        outs[r].push_back(scalars[body.outputs[r]]);
+      break;
+    }
+    case OpKind::Matmul:
+    case OpKind::Reduce:
+    case OpKind::RmsNorm:
+    case OpKind::Concat:
+    case OpKind::Custom:
+    case OpKind::InputIterator:
+    case OpKind::Accum:
+    case OpKind::OutputSaver:
+    case OpKind::RunningMax:
+      return {}; // not element-wise; the driver never sends these here
+    }
+  }
+  return outs;
+}
+
 bool BlockEmitter::emitElementwise(const UOp &op) {
+  // Computed where its reduce folds it: no phase, no tile.
+  if (sched.computedIn[opIndex(op)] >= 0)
+    return true;
   const Shape &shape = g.values[op.results[0]].shape;
   SmallVector<int32_t> touched(op.operands.begin(), op.operands.end());
   touched.append(op.results.begin(), op.results.end());
@@ -29,46 +77,9 @@ bool BlockEmitter::emitElementwise(const UOp &op) {
     SmallVector<SmallVector<Value>> ins;
     for (int32_t v : op.operands)
       ins.push_back(loadLanes(ob, v, idx, width));
-    SmallVector<SmallVector<Value>> outs(op.results.size());
-    for (int64_t lane = 0; lane < width; ++lane) {
-      auto in = [&](unsigned i) { return ins[i][lane]; };
-      switch (op.kind) {
-      case OpKind::Unary:
-        outs[0].push_back(unary(ob, op.unaryKind(), in(0), op.scalar, exp));
-        break;
-      case OpKind::Binary:
-        outs[0].push_back(binary(ob, op.binaryKind(), in(0), in(1)));
-        break;
-      case OpKind::ThreadGraph: {
-        // The thread graph's scalar program, in registers.
-        const UGraph &body = g.bodies[op.body];
-        SmallVector<Value> scalars(body.values.size());
-        for (size_t i = 0; i < body.inputs.size(); ++i)
-          scalars[body.inputs[i]] = in(i);
-        for (const UOp &s : body.ops) {
-          auto arg = [&](unsigned i) { return scalars[s.operands[i]]; };
-          scalars[s.results[0]] = visitThreadOp(
-              s,
-              [&](UnaryKind k) { return unary(ob, k, arg(0), s.scalar, exp); },
-              [&](BinaryKind k) { return binary(ob, k, arg(0), arg(1)); });
-        }
-        for (size_t r = 0; r < op.results.size(); ++r)
-          outs[r].push_back(scalars[body.outputs[r]]);
-        break;
-      }
-      case OpKind::Matmul:
-      case OpKind::Reduce:
-      case OpKind::RmsNorm:
-      case OpKind::Concat:
-      case OpKind::Custom:
-      case OpKind::InputIterator:
-      case OpKind::Accum:
-      case OpKind::OutputSaver:
-      case OpKind::RunningMax:
-        return; // not element-wise; the driver never sends these here
-      }
-    }
-    for (size_t r = 0; r < op.results.size(); ++r)
+    SmallVector<SmallVector<Value>> outs =
+        elementwiseLanes(ob, op, ins, width, exp);
+    for (size_t r = 0; r < outs.size(); ++r)
       storeLanes(ob, outs[r], op.results[r], idx);
   });
   return true;

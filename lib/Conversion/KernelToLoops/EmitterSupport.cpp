@@ -239,6 +239,8 @@ static SmallVector<Value> broadcastIndex(BlockEmitter &em, OpBuilder &ob,
 }
 
 Value BlockEmitter::load(OpBuilder &ob, int32_t v, ArrayRef<Value> idx) {
+  if (computedInReduce(v))
+    return loadLanes(ob, v, idx, 1).front();
   Value x = memref::LoadOp::create(ob, loc, mem[v],
                                    broadcastIndex(*this, ob, v, idx));
   return convert(ob, x, computeType());
@@ -282,12 +284,27 @@ static bool vectorFits(Value m, int64_t width) {
          rowsAligned(m, width);
 }
 
+const UOp *BlockEmitter::computedInReduce(int32_t v) const {
+  int32_t d = g.values[v].def;
+  return d >= 0 && sched.computedIn[d] >= 0 ? &g.ops[d] : nullptr;
+}
+
+bool BlockEmitter::lanesFit(int32_t v, int64_t width) {
+  const UOp *op = computedInReduce(v);
+  if (!op)
+    return vectorFits(mem[v], width);
+  // Its operands are tiles (a computed value's only reader is its reduce).
+  return llvm::all_of(op->operands, [&](int32_t a) {
+    return g.values[a].shape.back() == 1 || vectorFits(mem[a], width);
+  });
+}
+
 int64_t BlockEmitter::reductionWidth(const UOp &op, int32_t x) {
   const ReductionPlan *r = plan.reductionOf(opIndex(op));
   if (!r)
     return 1;
   for (int64_t width : kVectorWidths)
-    if (r->chunks % (r->lanes * width) == 0 && vectorFits(mem[x], width))
+    if (r->chunks % (r->lanes * width) == 0 && lanesFit(x, width))
       return width;
   return 1;
 }
@@ -330,6 +347,22 @@ static llvm::MaybeAlign vectorAlign(Value m, int64_t width) {
 
 SmallVector<Value> BlockEmitter::loadLanes(OpBuilder &ob, int32_t v,
                                            ArrayRef<Value> idx, int64_t width) {
+  if (const UOp *op = computedInReduce(v)) {
+    // The element the op's phase would have stored, at the same index of
+    // the same operands: its arithmetic, then its tile's rounding.
+    int64_t lanes = g.values[v].shape.back() == 1 ? 1 : width;
+    SmallVector<SmallVector<Value>> ins;
+    for (int32_t a : op->operands)
+      ins.push_back(loadLanes(ob, a, idx, lanes));
+    Type stored = toMLIRType(ctx(), sched.storage[v]);
+    SmallVector<Value> xs;
+    for (Value x :
+         elementwiseLanes(ob, *op, ins, lanes, expFormFor(op->results))[0])
+      xs.push_back(convert(ob, convert(ob, x, stored), computeType()));
+    if (lanes != width)
+      xs.assign(width, xs.front());
+    return xs;
+  }
   if (width == 1 || g.values[v].shape.back() == 1)
     return SmallVector<Value>(width, load(ob, v, idx));
   Value m = mem[v];
@@ -418,9 +451,10 @@ Value BlockEmitter::unary(OpBuilder &ob, UnaryKind k, Value x, double scalar,
 }
 
 BlockEmitter::ExpForm BlockEmitter::expFormFor(ArrayRef<int32_t> results) {
+  // The type each result is stored in: its tile's, or for a value computed
+  // in its reduce the type it is rounded to (the same, by the schedule).
   bool narrow = llvm::all_of(results, [&](int32_t r) {
-    Type t = cast<MemRefType>(mem[r].getType()).getElementType();
-    return t.getIntOrFloatBitWidth() <= 16;
+    return toMLIRType(ctx(), sched.storage[r]).getIntOrFloatBitWidth() <= 16;
   });
   return narrow && !results.empty() ? ExpForm::Exp2 : ExpForm::Exact;
 }
