@@ -38,6 +38,7 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
   s.stage.resize(numOps);
   s.matmulInto.assign(numOps, -1);
   s.computedIn.assign(numOps, -1);
+  s.concatInPlace.assign(numOps, false);
   s.buffered.assign(numValues, false);
   s.beforeLoop.assign(numOps, false);
   s.sameInEveryBlock.assign(numOps, false);
@@ -135,6 +136,47 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
         s.stage[u] != s.stage[i] || s.beforeLoop[u] != s.beforeLoop[i])
       continue;
     s.computedIn[i] = u;
+    s.buffered[r] = false;
+  }
+  // Concats whose readers all read elements where the concat runs: read
+  // in place (ElementsInReductions.md, "Concats").
+  for (size_t i = 0; i < numOps; ++i) {
+    const UOp &op = block.ops[i];
+    if (op.kind != OpKind::Concat)
+      continue;
+    int32_t r = op.results[0];
+    bool inPlace = !users[r].empty();
+    for (int32_t u : users[r]) {
+      bool elementReader = false;
+      switch (block.ops[u].kind) {
+      case OpKind::Unary:
+      case OpKind::Binary:
+      case OpKind::ThreadGraph:
+      case OpKind::Reduce:
+      case OpKind::RmsNorm:
+      case OpKind::Concat:
+      case OpKind::Accum:
+      case OpKind::RunningMax:
+        elementReader = true;
+        break;
+      case OpKind::Matmul:
+      case OpKind::OutputSaver:
+      case OpKind::InputIterator:
+      case OpKind::Custom:
+        break;
+      }
+      // The same place: an in-loop concat's tile may be an accumulator's
+      // contribution in the same iteration too.
+      bool samePlace =
+          s.beforeLoop[u] == s.beforeLoop[i] &&
+          (s.stage[u] == s.stage[i] ||
+           (s.stage[i] == BlockStage::InLoop &&
+            s.stage[u] == BlockStage::Accumulate && !s.beforeLoop[i]));
+      inPlace = inPlace && elementReader && samePlace;
+    }
+    if (!inPlace)
+      continue;
+    s.concatInPlace[i] = true;
     s.buffered[r] = false;
   }
   return s;

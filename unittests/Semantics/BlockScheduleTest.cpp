@@ -305,3 +305,42 @@ TEST(BlockSchedule, AnOperandOnlyAReduceReadsIsComputedThere) {
   EXPECT_TRUE(tileOf(e));
   EXPECT_TRUE(tileOf(kt));
 }
+
+// ElementsInReductions.md, "Concats": a concat whose readers all read it
+// element by element where it runs is read in place and gets no tile; one
+// a saver or a matmul reads keeps its tile.
+TEST(BlockSchedule, ConcatsReadByElementsAreReadInPlace) {
+  UGraph b(Level::Block);
+  b.grid = {1, 1, 1};
+  int32_t m = b.addInput({32, 1}, ElemType::F16);
+  int32_t v = b.addInput({32, 64}, ElemType::F16);
+  int32_t x = b.addInput({8, 32}, ElemType::F16);
+  int32_t mt = b.addInputIterator(m, {-1, -1, -1}, -1);
+  int32_t vt = b.addInputIterator(v, {-1, -1, -1}, -1);
+  int32_t xt = b.addInputIterator(x, {-1, -1, -1}, -1);
+  auto save = [&](int32_t t) {
+    b.markOutput(
+        b.addOutputSaver(b.addAccum(AccumKind::sum, t, -1, 0), {-1, -1, -1}));
+  };
+  // Read by element-wise ops and a reduce: in place.
+  int32_t maxes = b.addReduce(ReduceKind::max, mt, 0, 16);
+  int32_t twice = b.addConcat(maxes, maxes, 0);
+  int32_t weights = b.addBinary(BinaryKind::sub, mt, twice);
+  int32_t weighted = b.addBinary(BinaryKind::mul, vt, weights);
+  int32_t rows = b.addConcat(vt, vt, 0);
+  save(b.addReduce(ReduceKind::sum, rows, 0, 1));
+  // Read by an accumulator: in place; by a matmul: a tile.
+  int32_t wide = b.addConcat(weighted, weighted, 1);
+  save(wide);
+  int32_t cols = b.addConcat(vt, vt, 1);
+  save(b.addMatmul(xt, cols));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  BlockSchedule s = scheduleBlock(b);
+  auto def = [&](int32_t t) { return b.values[t].def; };
+  EXPECT_TRUE(s.concatInPlace[def(twice)]);
+  EXPECT_FALSE(s.buffered[twice]);
+  EXPECT_TRUE(s.concatInPlace[def(rows)]);
+  EXPECT_TRUE(s.concatInPlace[def(wide)]);
+  EXPECT_FALSE(s.concatInPlace[def(cols)]);
+  EXPECT_TRUE(s.buffered[cols]);
+}

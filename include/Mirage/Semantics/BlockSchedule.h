@@ -67,6 +67,12 @@ struct BlockSchedule {
   /// and the result has no tile (docs/Rationale/ElementsInReductions.md);
   /// -1 otherwise.
   std::vector<int32_t> computedIn;
+  /// Per op: whether it is a concat read in place: each of its readers
+  /// reads it element by element (an element-wise op, a reduction, rms_norm,
+  /// a concat, an accumulator, a running max; not a matmul, not a saver) in
+  /// the same place, so it has no tile and an element of it is read from the
+  /// operand that holds it (ElementsInReductions.md, "Concats").
+  std::vector<bool> concatInPlace;
   /// Per value: the element type its tile is stored in. Iterator tiles keep
   /// the device dtype, element-wise results the graph's element type;
   /// everything that sums (matmul, reduce, accumulator states) is at least
@@ -75,7 +81,8 @@ struct BlockSchedule {
   /// Per value: whether the value is a tile in (shared) memory. False for
   /// device tensors, saver results, matmul products fused into an
   /// accumulator, element-wise results computed in their reduce
-  /// (computedIn), and a running max's prev that no op reads.
+  /// (computedIn), concats read in place (concatInPlace), and a running
+  /// max's prev that no op reads.
   std::vector<bool> buffered;
   /// Per op: whether it runs once, before the for-loop (of more than one
   /// iteration), although its stage is in the loop: an input iterator of

@@ -204,10 +204,16 @@ struct BlockEmitter {
   /// dim), read with broadcasting (one `vector.load`, or one scalar for a
   /// last dim of 1), converted to the compute type. A value computed in its
   /// reduce (BlockSchedule::computedIn) is computed from its op's operands
-  /// instead, rounded to its storage type (ElementsInReductions.md).
+  /// instead, rounded to its storage type; a concat read in place is read
+  /// from the operand holding the element (ElementsInReductions.md).
   llvm::SmallVector<mlir::Value> loadLanes(mlir::OpBuilder &ob, int32_t v,
                                            llvm::ArrayRef<mlir::Value> idx,
                                            int64_t width);
+  /// The `width` elements from `idx` of concat `op` read in place
+  /// (BlockSchedule::concatInPlace): of its operand that holds them.
+  llvm::SmallVector<mlir::Value> concatLanes(mlir::OpBuilder &ob, const UOp &op,
+                                             llvm::ArrayRef<mlir::Value> idx,
+                                             int64_t width);
   /// Stores `xs` (compute type) into value `v`'s tile from `idx`, one
   /// `vector.store` for more than one.
   void storeLanes(mlir::OpBuilder &ob, llvm::ArrayRef<mlir::Value> xs,
@@ -235,12 +241,14 @@ struct BlockEmitter {
   elementwiseLanes(mlir::OpBuilder &ob, const UOp &op,
                    llvm::ArrayRef<llvm::SmallVector<mlir::Value>> ins,
                    int64_t width, ExpForm exp);
-  /// The op that computes value `v` inside the reduce reading it
-  /// (BlockSchedule::computedIn), or null for a value with a tile.
-  const UOp *computedInReduce(int32_t v) const;
-  /// Whether vectors of `width` elements of value `v` are one access each
-  /// (a tile's aligned rows), or, for a value computed in its reduce, of
-  /// every operand of its op that is whole along the last dim.
+  /// The op whose result `v` its readers compute or read in place (an
+  /// element-wise op computed in its reduce, BlockSchedule::computedIn; a
+  /// concat read in place, concatInPlace), or null for a value with a tile.
+  const UOp *readInPlace(int32_t v) const;
+  /// Whether vectors of `width` elements of value `v` are one access each:
+  /// a tile's aligned rows; for a value read in place, the same of the
+  /// operands its vectors come from (for a concat along the last dim, one
+  /// operand per vector).
   bool lanesFit(int32_t v, int64_t width);
   /// Scalar code of the μGraph's element-wise operators, in compute type.
   mlir::Value unary(mlir::OpBuilder &ob, UnaryKind k, mlir::Value x,

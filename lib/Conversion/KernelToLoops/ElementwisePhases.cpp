@@ -193,6 +193,9 @@ bool BlockEmitter::emitRmsNorm(const UOp &op) {
 }
 
 bool BlockEmitter::emitConcat(const UOp &op) {
+  // Read in place by its readers: no phase, no tile.
+  if (sched.concatInPlace[opIndex(op)])
+    return true;
   const Shape &shape = g.values[op.results[0]].shape;
   int32_t a = op.operands[0], bv = op.operands[1];
   int64_t split = g.values[a].shape[op.dim];

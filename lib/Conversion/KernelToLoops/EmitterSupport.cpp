@@ -239,7 +239,7 @@ static SmallVector<Value> broadcastIndex(BlockEmitter &em, OpBuilder &ob,
 }
 
 Value BlockEmitter::load(OpBuilder &ob, int32_t v, ArrayRef<Value> idx) {
-  if (computedInReduce(v))
+  if (readInPlace(v))
     return loadLanes(ob, v, idx, 1).front();
   Value x = memref::LoadOp::create(ob, loc, mem[v],
                                    broadcastIndex(*this, ob, v, idx));
@@ -284,19 +284,32 @@ static bool vectorFits(Value m, int64_t width) {
          rowsAligned(m, width);
 }
 
-const UOp *BlockEmitter::computedInReduce(int32_t v) const {
+const UOp *BlockEmitter::readInPlace(int32_t v) const {
   int32_t d = g.values[v].def;
-  return d >= 0 && sched.computedIn[d] >= 0 ? &g.ops[d] : nullptr;
+  if (d < 0)
+    return nullptr;
+  return sched.computedIn[d] >= 0 || sched.concatInPlace[d] ? &g.ops[d]
+                                                            : nullptr;
 }
 
 bool BlockEmitter::lanesFit(int32_t v, int64_t width) {
-  const UOp *op = computedInReduce(v);
+  const UOp *op = readInPlace(v);
   if (!op)
     return vectorFits(mem[v], width);
-  // Its operands are tiles (a computed value's only reader is its reduce).
-  return llvm::all_of(op->operands, [&](int32_t a) {
-    return g.values[a].shape.back() == 1 || vectorFits(mem[a], width);
-  });
+  auto fits = [&](int32_t a) {
+    return g.values[a].shape.back() == 1 || lanesFit(a, width);
+  };
+  if (op->kind == OpKind::Concat) {
+    // Along the last dim, a vector must lie in one operand: x repeated
+    // (x, x) with x's extent a multiple of it; two operands, never.
+    int32_t a = op->operands[0], b = op->operands[1];
+    bool last = op->dim + 1 == static_cast<int64_t>(g.values[v].shape.size());
+    if (last && (a != b || g.values[a].shape.back() % width != 0))
+      return false;
+    return fits(a) && fits(b);
+  }
+  // A computed op's operands have tiles or are read in place themselves.
+  return llvm::all_of(op->operands, fits);
 }
 
 int64_t BlockEmitter::reductionWidth(const UOp &op, int32_t x) {
@@ -318,7 +331,7 @@ int64_t BlockEmitter::vectorWidth(ArrayRef<int64_t> shape,
       continue;
     // A value broadcast along the last dim is read as one scalar per step.
     if (llvm::all_of(values, [&](int32_t v) {
-          return g.values[v].shape.back() == 1 || vectorFits(mem[v], width);
+          return g.values[v].shape.back() == 1 || lanesFit(v, width);
         }))
       return width;
   }
@@ -345,12 +358,44 @@ static llvm::MaybeAlign vectorAlign(Value m, int64_t width) {
   return llvm::Align(width * t.getElementTypeBitWidth() / 8);
 }
 
+SmallVector<Value> BlockEmitter::concatLanes(OpBuilder &ob, const UOp &op,
+                                             ArrayRef<Value> idx,
+                                             int64_t width) {
+  int32_t v = op.results[0], a = op.operands[0], b = op.operands[1];
+  int64_t split = g.values[a].shape[op.dim];
+  SmallVector<Value> at = broadcastIndex(*this, ob, v, idx);
+  AffineExpr d0 = getAffineDimExpr(0, ctx());
+  if (a == b) {
+    // x repeated: element i of the concat dim is x's element i mod extent.
+    at[op.dim] = apply(ob, d0 % split, at[op.dim]);
+    return loadLanes(ob, a, at, width);
+  }
+  // The operand that holds it, as emitConcat's phase chose.
+  Value inA = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
+                                    at[op.dim], index(ob, split));
+  SmallVector<Type> types(width, computeType());
+  auto ifOp = scf::IfOp::create(ob, loc, types, inA, /*withElse=*/true);
+  OpBuilder tb = OpBuilder::atBlockEnd(ifOp.thenBlock());
+  scf::YieldOp::create(tb, loc, loadLanes(tb, a, at, width));
+  OpBuilder eb = OpBuilder::atBlockEnd(ifOp.elseBlock());
+  SmallVector<Value> bi(at.begin(), at.end());
+  bi[op.dim] = apply(eb, d0 - split, at[op.dim]);
+  scf::YieldOp::create(eb, loc, loadLanes(eb, b, bi, width));
+  return SmallVector<Value>(ifOp.getResults().begin(), ifOp.getResults().end());
+}
+
 SmallVector<Value> BlockEmitter::loadLanes(OpBuilder &ob, int32_t v,
                                            ArrayRef<Value> idx, int64_t width) {
-  if (const UOp *op = computedInReduce(v)) {
+  if (const UOp *op = readInPlace(v)) {
+    int64_t lanes = g.values[v].shape.back() == 1 ? 1 : width;
+    if (op->kind == OpKind::Concat) {
+      SmallVector<Value> xs = concatLanes(ob, *op, idx, lanes);
+      if (lanes != width)
+        xs.assign(width, xs.front());
+      return xs;
+    }
     // The element the op's phase would have stored, at the same index of
     // the same operands: its arithmetic, then its tile's rounding.
-    int64_t lanes = g.values[v].shape.back() == 1 ? 1 : width;
     SmallVector<SmallVector<Value>> ins;
     for (int32_t a : op->operands)
       ins.push_back(loadLanes(ob, a, idx, lanes));
