@@ -119,8 +119,9 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
       }
     }
   }
-  // Element-wise results whose only reader is a reduce in the same place
-  // (ElementsInReductions.md): computed where the reduction folds them.
+  // Element-wise results whose only reader is a reduce in the same place,
+  // or a saver (ElementsInReductions.md): computed where the reduction folds
+  // them, or where the saver writes them.
   for (size_t i = 0; i < numOps; ++i) {
     const UOp &op = block.ops[i];
     bool elementwise = op.kind == OpKind::Unary || op.kind == OpKind::Binary ||
@@ -132,8 +133,13 @@ BlockSchedule mirage::scheduleBlock(const UGraph &block) {
       continue;
     int32_t u = users[r][0];
     const UOp &reader = block.ops[u];
-    if (reader.kind != OpKind::Reduce || reader.operands.size() != 1 ||
-        s.stage[u] != s.stage[i] || s.beforeLoop[u] != s.beforeLoop[i])
+    bool reduce = reader.kind == OpKind::Reduce &&
+                  reader.operands.size() == 1 && s.stage[u] == s.stage[i] &&
+                  s.beforeLoop[u] == s.beforeLoop[i];
+    // A saver writes after the loop what the op computed there.
+    bool saver = reader.kind == OpKind::OutputSaver &&
+                 s.stage[i] == BlockStage::AfterLoop;
+    if (!reduce && !saver)
       continue;
     s.computedIn[i] = u;
     s.buffered[r] = false;

@@ -344,3 +344,22 @@ TEST(BlockSchedule, ConcatsReadByElementsAreReadInPlace) {
   EXPECT_FALSE(s.concatInPlace[def(cols)]);
   EXPECT_TRUE(s.buffered[cols]);
 }
+
+// ElementsInReductions.md: an after-loop element-wise result whose only
+// reader is its saver is computed where the saver writes it.
+TEST(BlockSchedule, AResultOnlyASaverReadsIsComputedThere) {
+  UGraph b(Level::Block);
+  b.grid = {1, 1, 1};
+  b.forloopRange = 2;
+  int32_t x = b.addInput({64, 256}, ElemType::F16);
+  int32_t xt = b.addInputIterator(x, {-1, -1, -1}, 1);
+  int32_t acc = b.addAccum(AccumKind::sum, xt, -1, 0);
+  int32_t half = b.addUnary(UnaryKind::mul_scalar, acc, 0.5);
+  int32_t save = b.addOutputSaver(half, {-1, -1, -1});
+  b.markOutput(save);
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  BlockSchedule s = scheduleBlock(b);
+  EXPECT_EQ(s.computedIn[b.values[half].def], b.values[save].def);
+  EXPECT_FALSE(s.buffered[half]);
+  EXPECT_TRUE(s.buffered[acc]);
+}

@@ -225,12 +225,14 @@ TEST(KernelExpansion, HugeMatmulTilesForTheRulesGridLimit) {
 }
 
 TEST(KernelExpansion, RowsTooWideForOneBlockTakeTwoKernels) {
-  // 16,384 f16 columns with a weight: the one-kernel form needs 263 KB of
-  // tiles; the expansion folds each row's squares over column chunks in one
-  // kernel and divides and weighs in a second, equal to the op.
+  // 32,768 f16 columns with a weight: the one-kernel form's tiles exceed a
+  // block's shared memory (16,384 columns fit since the weighing is
+  // computed where its saver writes it, ElementsInReductions.md); the
+  // expansion folds each row's squares over column chunks in one kernel and
+  // divides and weighs in a second, equal to the op.
   UGraph g;
-  int32_t x = g.addInput({2, 16384}, ElemType::F16);
-  int32_t w = g.addInput({1, 16384}, ElemType::F16);
+  int32_t x = g.addInput({2, 32768}, ElemType::F16);
+  int32_t w = g.addInput({1, 32768}, ElemType::F16);
   g.markOutput(g.addRmsNorm(x, w, 1e-5));
   std::string err;
   std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);

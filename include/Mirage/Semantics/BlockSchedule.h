@@ -62,10 +62,10 @@ struct BlockSchedule {
   std::vector<int32_t> matmulInto;
   /// Per op: for an element-wise op (unary, binary, a one-result thread
   /// graph) whose result's only reader is a `reduce` that runs where it
-  /// runs, that reduce's op index: the reduction computes each element it
-  /// folds from the op's operands, rounded to the result's storage type,
-  /// and the result has no tile (docs/Rationale/ElementsInReductions.md);
-  /// -1 otherwise.
+  /// runs, or an output saver, that reader's op index: the reduction computes
+  /// each element it folds (the saver each element it writes) from the op's
+  /// operands, rounded to the result's storage type, and the result has no
+  /// tile (docs/Rationale/ElementsInReductions.md); -1 otherwise.
   std::vector<int32_t> computedIn;
   /// Per op: whether it is a concat read in place: each of its readers
   /// reads it element by element (an element-wise op, a reduction, rms_norm,

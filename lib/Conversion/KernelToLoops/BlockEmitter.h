@@ -79,6 +79,12 @@ struct BlockEmitter {
   bool emitGroupedIterator(const UOp &op, int64_t stages, int64_t group,
                            std::optional<int64_t> wait = std::nullopt);
   bool emitSaver(const UOp &op);
+  /// A saver of an element-wise result computed where it is written
+  /// (BlockSchedule::computedIn): one phase computing and storing it, at
+  /// the device tensor's offsets `dstOff` (in the element index, the block
+  /// ids and the iteration, as copy phases take them).
+  bool emitComputedSaver(const UOp &op,
+                         llvm::ArrayRef<mlir::AffineExpr> dstOff);
   bool emitElementwise(const UOp &op);
   bool emitReduce(const UOp &op);
   bool emitRmsNorm(const UOp &op);

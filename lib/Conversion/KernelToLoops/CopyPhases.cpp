@@ -148,7 +148,49 @@ bool BlockEmitter::emitSaver(const UOp &op) {
   AffineExpr zero = getAffineConstantExpr(0, ctx());
   SmallVector<AffineExpr, 4> dst =
       saverTileOffsetsOf<AffineExpr>(shape, blockDims(ctx()), op.map, zero);
+  if (readInPlace(tile))
+    return emitComputedSaver(op, dst);
   SmallVector<AffineExpr, 4> src(shape.size(), zero);
   copyBox(*this, mem[tile], src, mem[op.results[0]], dst, shape);
+  return true;
+}
+
+bool BlockEmitter::emitComputedSaver(const UOp &op,
+                                     ArrayRef<AffineExpr> dstOff) {
+  // The element-wise op the saver reads has no tile
+  // (ElementsInReductions.md): each step computes its elements and writes
+  // them to the device tensor, in vectors where its operands' rows and the
+  // device tensor's allow.
+  int32_t tile = op.operands[0];
+  const Shape &shape = g.values[tile].shape;
+  Value out = mem[op.results[0]];
+  auto outT = cast<MemRefType>(out.getType());
+  int64_t width = vectorWidth(shape, {tile});
+  if (outT.getShape().back() % width != 0)
+    width = 1;
+  Value it = iter ? iter : index(b, 0);
+  vectorPhase(shape, width, [&](OpBuilder &ob, ArrayRef<Value> idx) {
+    SmallVector<Value> xs = loadLanes(ob, tile, idx, width);
+    SmallVector<Value> at;
+    for (size_t d = 0; d < shape.size(); ++d)
+      at.push_back(apply(ob, getAffineDimExpr(0, ctx()) + dstOff[d],
+                         {idx[d], blockIds[0], blockIds[1], blockIds[2], it}));
+    Type t = outT.getElementType();
+    if (width == 1) {
+      memref::StoreOp::create(ob, loc, convert(ob, xs[0], t), out, at);
+      return;
+    }
+    SmallVector<Value> stored;
+    for (Value x : xs)
+      stored.push_back(convert(ob, x, t));
+    Value v = vector::FromElementsOp::create(
+        ob, loc, VectorType::get({width}, t), stored);
+    // Aligned as a vector: device tensors start 16-byte aligned (the
+    // driver's allocations; the CPU path's buffers and temporaries), the
+    // tile's offset along the last dim is a multiple of its extent and its
+    // rows of the device tensor's last dim, both multiples of `width`.
+    vector::StoreOp::create(ob, loc, v, out, at, /*nontemporal=*/false,
+                            llvm::Align(width * t.getIntOrFloatBitWidth() / 8));
+  });
   return true;
 }

@@ -8,6 +8,7 @@
 #include "Mirage/Conversion/KernelToLoops.h"
 #include "Mirage/Conversion/CodegenPasses.h"
 #include "Mirage/Dialect/Kernel/IR/KernelUGraph.h"
+#include "Mirage/Semantics/TileCopy.h"
 
 #include "BlockEmitter.h"
 #include "KernelEmitter.h"
@@ -255,9 +256,13 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
   SmallVector<Value> bufs;
   unsigned arg = 0;
   for (const LaunchBuffer &buf : plan.buffers) {
-    bufs.push_back(buf.role == LaunchBuffer::Role::Temp
-                       ? (Value)memref::AllocOp::create(hb, loc, typeOf(buf))
-                       : host.getArgument(arg++));
+    // Temporaries 16-byte aligned, as the driver's allocations are: vector
+    // stores to device tensors carry their vector's alignment.
+    bufs.push_back(
+        buf.role == LaunchBuffer::Role::Temp
+            ? (Value)memref::AllocOp::create(
+                  hb, loc, typeOf(buf), hb.getI64IntegerAttr(kCopyVectorBytes))
+            : host.getArgument(arg++));
     if (!buf.counters)
       continue;
     // Counters start at zero (each launch leaves them so).

@@ -39,14 +39,14 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK-SAME: mirage_kernel.block = array<i64: 128, 1, 1>, mirage_kernel.grid = array<i64: 6, 1, 1>, mirage_kernel.kernel, mirage_kernel.min_blocks_per_sm = 8 : i64
 // CHECK: scf.forall (%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (6, 1, 1)
 // Tiles: X 4x16 f16 (padded to 16 rows) and W 16x8 f16, four buffers each,
-// the two accumulator states in f32 (the matmul's padded to 16 rows), the
-// quotient in f16, and the rms_last combine's lanes (4 rows x 16 lanes, f32);
-// no tile for the matmul product.
+// the two accumulator states in f32 (the matmul's padded to 16 rows) and
+// the rms_last combine's lanes (4 rows x 16 lanes, f32); no tile for the
+// matmul product, nor for the quotient, computed where its saver writes it
+// (ElementsInReductions.md).
 // CHECK-DAG: memref.alloc() : memref<4x16x16xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x16x8xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<16x8xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x1xf32, #gpu.address_space<workgroup>>
-// CHECK-DAG: memref.alloc() : memref<4x8xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.alloc() : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.alloc
 // Accumulators start at 0 before the loop.
@@ -98,12 +98,13 @@ func.func @f(%x: tensor<4x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48xf16> {
 // CHECK-NOT: memref.load {{.*}} : memref<4x16xf32, #gpu.address_space<workgroup>>
 // CHECK: } {mapping = [#gpu.thread<x>], mirage_kernel.reduction_finish = array<i64: {{[0-9]+}}, 4>}
 // CHECK: }
-// After the loop: sqrt(Σx²/64), the division, the saver.
+// After the loop: sqrt(Σx²/64), then the saver computes the division
+// (rounded to f16, the quotient's type) and stores it.
 // CHECK: arith.constant 6.400000e+01 : f32
 // CHECK: math.sqrt
 // CHECK: arith.divf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: vector.transfer_write %{{.*}}, %[[O]]
+// CHECK: memref.store %{{.*}}, %[[O]]
 // CHECK: } {mapping = [#gpu.block<x>, #gpu.block<y>, #gpu.block<z>]}
 // The host function calls the one kernel.
 // CHECK: func.func @fused(%{{.*}}: memref<4x64xf16>, %{{.*}}: memref<64x48xf16>, %{{.*}}: memref<4x48xf16>)

@@ -40,7 +40,7 @@
 // LOOPS: memref.alloc() : memref<1x32x1xf16, #gpu.address_space<workgroup>>
 // LOOPS-NOT: func.func @decode_k1(
 // LOOPS-LABEL: func.func @decode(
-// LOOPS: %[[C:.*]] = memref.alloc() : memref<8xi32>
+// LOOPS: %[[C:.*]] = memref.alloc() {alignment = 16 : i64} : memref<8xi32>
 // LOOPS: scf.for
 // LOOPS-NEXT: memref.store %c0_i32, %[[C]]
 // LOOPS: call @decode_k0({{.*}}, %[[C]])

@@ -10,13 +10,17 @@
 //   by a row sum: the same, in the row sum's vectors of 4 (x's and w's
 //   rows read as vectors, exp as exp2 for an f16 result);
 // * exp(x), read by a row max and an accumulator: two readers, so it keeps
-//   its phase and its tile.
+//   its phase and its tile;
+// * half the accumulated exp(x), read only by its saver: computed where the
+//   saver writes it, 4 elements per step, one aligned vector store to the
+//   device tensor (no tile, no copy phase).
 //
 // The CPU runs the lowered loops and compares them with the evaluator.
 //
 // RUN: mirage-opt %s --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=LOOPS
 // RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=TILES
+// RUN: mirage-opt %s --mirage-lower-kernels-to-loops -o - | FileCheck %s --check-prefix=SAVE
 
 // CPU: remark: graph 'graph0' on the CPU matches the evaluator
 // CPU-NOT: error:
@@ -27,6 +31,14 @@
 // TILES-COUNT-1: memref.alloc() : memref<64x128xf16, #gpu.address_space<workgroup>>
 // TILES-NOT: memref.alloc() : memref<64x128xf16, #gpu.address_space<workgroup>>
 // TILES: return
+
+// After the loop, the saver of half the accumulated exp(x): the state's 4
+// elements, 4 products, one store of 4 f16 to the output.
+// SAVE-LABEL: func.func @graph0_k0(
+// SAVE: vector.load %{{.*}} : memref<64x128xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// SAVE-COUNT-4: arith.mulf
+// SAVE: vector.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : memref<64x128xf16>, vector<4xf16>
+// SAVE: return
 
 // In the loop: the column sum, one lane per column, squares each element
 // it folds and rounds it to f16 before adding.
@@ -82,7 +94,8 @@ module {
         %ma = mirage_block.accum sum %m : tensor<64x1xf16> -> tensor<64x1xf16>
         %mo = mirage_block.output_saver %ma omap = [-1, -1, -1] : tensor<64x1xf16> -> tensor<64x1xf16>
         %ea = mirage_block.accum sum %e : tensor<64x128xf16> -> tensor<64x128xf16>
-        %eo = mirage_block.output_saver %ea omap = [-1, -1, -1] : tensor<64x128xf16> -> tensor<64x128xf16>
+        %half = mirage_block.unary mul_scalar %ea scalar(5.000000e-01) : tensor<64x128xf16>
+        %eo = mirage_block.output_saver %half omap = [-1, -1, -1] : tensor<64x128xf16> -> tensor<64x128xf16>
         mirage_block.yield %cso, %rso, %mo, %eo : tensor<1x128xf16>, tensor<64x1xf16>, tensor<64x1xf16>, tensor<64x128xf16>
       }
       mirage_kernel.yield %1#0, %1#1, %1#2, %1#3 : tensor<1x128xf16>, tensor<64x1xf16>, tensor<64x1xf16>, tensor<64x128xf16>
