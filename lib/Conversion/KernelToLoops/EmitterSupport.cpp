@@ -400,9 +400,12 @@ SmallVector<Value> BlockEmitter::loadLanes(OpBuilder &ob, int32_t v,
     for (int32_t a : op->operands)
       ins.push_back(loadLanes(ob, a, idx, lanes));
     Type stored = toMLIRType(ctx(), sched.storage[v]);
+    // The op's lanes held here: a range-for over an element of the
+    // returned temporary would outlive it.
+    SmallVector<SmallVector<Value>> outs =
+        elementwiseLanes(ob, *op, ins, lanes, expFormFor(op->results));
     SmallVector<Value> xs;
-    for (Value x :
-         elementwiseLanes(ob, *op, ins, lanes, expFormFor(op->results))[0])
+    for (Value x : outs.front())
       xs.push_back(convert(ob, convert(ob, x, stored), computeType()));
     if (lanes != width)
       xs.assign(width, xs.front());
