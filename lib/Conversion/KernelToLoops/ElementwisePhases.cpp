@@ -196,23 +196,12 @@ bool BlockEmitter::emitConcat(const UOp &op) {
   // Read in place by its readers: no phase, no tile.
   if (sched.concatInPlace[opIndex(op)])
     return true;
+  // Otherwise a phase stores each element as its readers in place would
+  // read it: one rule (concatLanes) for the operand that holds element i.
   const Shape &shape = g.values[op.results[0]].shape;
-  int32_t a = op.operands[0], bv = op.operands[1];
-  int64_t split = g.values[a].shape[op.dim];
   threadPhase(numElements(shape), [&](OpBuilder &ob, Value e) {
     SmallVector<Value> idx = delinearize(ob, e, shape);
-    Value inA = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
-                                      idx[op.dim], index(ob, split));
-    auto ifOp = scf::IfOp::create(ob, loc, TypeRange{computeType()}, inA,
-                                  /*withElse=*/true);
-    OpBuilder tb = OpBuilder::atBlockEnd(ifOp.thenBlock());
-    scf::YieldOp::create(tb, loc, load(tb, a, idx));
-    OpBuilder eb = OpBuilder::atBlockEnd(ifOp.elseBlock());
-    SmallVector<Value> bi(idx.begin(), idx.end());
-    AffineExpr d0 = getAffineDimExpr(0, ctx());
-    bi[op.dim] = apply(eb, d0 - split, idx[op.dim]);
-    scf::YieldOp::create(eb, loc, load(eb, bv, bi));
-    store(ob, ifOp.getResult(0), op.results[0], idx);
+    store(ob, concatLanes(ob, op, idx, 1).front(), op.results[0], idx);
   });
   return true;
 }

@@ -370,7 +370,7 @@ SmallVector<Value> BlockEmitter::concatLanes(OpBuilder &ob, const UOp &op,
     at[op.dim] = apply(ob, d0 % split, at[op.dim]);
     return loadLanes(ob, a, at, width);
   }
-  // The operand that holds it, as emitConcat's phase chose.
+  // The operand that holds it: a before the split, b after.
   Value inA = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
                                     at[op.dim], index(ob, split));
   SmallVector<Type> types(width, computeType());
