@@ -167,7 +167,7 @@ std::optional<UGraph> rebuild(const UGraph &g, const Cone &c,
   for (size_t j = 0; j < g.inputs.size(); ++j)
     if (allInputs || c.inputUsed[j]) {
       const UValue &v = g.values[g.inputs[j]];
-      map[g.inputs[j]] = n.addInput(v.shape, v.type);
+      map[g.inputs[j]] = n.addInputLike(v);
     }
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const UOp &op = g.ops[i];

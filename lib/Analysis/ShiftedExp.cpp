@@ -39,7 +39,7 @@ std::optional<UGraph> mirage::expandShiftedExps(const UGraph &g) {
   out.reference = g.reference;
   std::vector<int32_t> map(g.values.size(), -1);
   for (int32_t in : g.inputs)
-    map[in] = out.addInput(g.values[in].shape, g.values[in].type);
+    map[in] = out.addInputLike(g.values[in]);
   for (const UOp &op : g.ops) {
     if (const UOp *sub = subUnderExp(g, op)) {
       int32_t a = map[sub->operands[0]], b = map[sub->operands[1]];

@@ -222,6 +222,12 @@ std::pair<mlir::Value, mlir::Value> maskBranches(const FillRule &rule,
 /// (ImportToKernel/FoldConstants.cpp).
 void foldScalarReciprocals(mlir::Operation *root);
 
+/// Absorbs into each kernel graph under `root` the transposes of the last
+/// two dims that feed its operands (ImportToKernel/OperandTransposes.cpp,
+/// docs/Rationale/OperandLayouts.md): the graph reads their sources,
+/// marked in `transposed_inputs`; transposes nothing else reads are erased.
+void absorbOperandTransposes(mlir::Operation *root);
+
 /// The linalg form of splitMaskFills (ImportToKernel/LinalgMaskFill.cpp).
 void splitLinalgMaskFills(mlir::Operation *root);
 

@@ -173,6 +173,9 @@ Hash128 hashGraph(const UGraph &g) {
     e.u64(i);
     e.shape(g.values[v].shape);
     e.u8(static_cast<uint8_t>(g.values[v].type));
+    // Only when set, so that every other graph keeps its hash.
+    if (g.values[v].transposed)
+      e.u8('T');
     valueHash[v] = e.finish();
   }
   for (size_t o = 0; o < nops; ++o) {
@@ -250,6 +253,8 @@ Hash128 hashGraph(const UGraph &g) {
     e.shape(ok ? llvm::ArrayRef<int64_t>(g.values[v].shape)
                : llvm::ArrayRef<int64_t>());
     e.u8(ok ? static_cast<uint8_t>(g.values[v].type) : 0xff);
+    if (ok && g.values[v].transposed)
+      e.u8('T');
   }
   e.u32(static_cast<uint32_t>(nops));
   for (size_t o : order) {

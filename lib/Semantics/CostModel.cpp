@@ -241,8 +241,11 @@ struct Estimator {
     double blocks = static_cast<double>(b.grid[0] * b.grid[1] * b.grid[2]);
     double loads = it.fmap >= 0 ? static_cast<double>(b.forloopRange) : 1;
     const int64_t elemBytes = elemTypeBytes(tile.type);
+    // Runs as the tensor lies (OperandLayouts.md).
+    Shape stored = storedShape(b, it.operands.front());
     double row = static_cast<double>(
-        copyRun(tile.shape, dev.shape, dev.shape, elemBytes).elements *
+        copyRun(storedShape(b, it.results.front()), stored, stored, elemBytes)
+            .elements *
         elemBytes);
     double sectors = std::ceil(row / kSectorBytes) * kSectorBytes / row;
     double total = bytesOf(tile) * sectors * loads * blocks;

@@ -150,7 +150,7 @@ struct Expander {
     b.grid = p.grid;
     b.forloopRange = forloop;
     for (int32_t v : op.operands)
-      ins.push_back(b.addInput(val(v).shape, val(v).type));
+      ins.push_back(b.addInputLike(val(v)));
     return b;
   }
 
@@ -354,9 +354,8 @@ struct Expander {
     // graph's estimate sees.
     UGraph g;
     const UValue &a = val(op.operands[0]), &b = val(op.operands[1]);
-    int32_t kernel = g.addCustom({g.addInput(a.shape, a.type),
-                                  g.addInput(b.shape, b.type)},
-                                 std::move(k1));
+    int32_t kernel =
+        g.addCustom({g.addInputLike(a), g.addInputLike(b)}, std::move(k1));
     if (t.splits > 1) {
       UGraph k2 = splitCombineKernel(op, t);
       if (kernel < 0 || !fits(k2))
@@ -620,7 +619,7 @@ struct Expander {
                       k.addInputIterator(kr, operandMap(p, rowsShape, xs), -1));
       if (op.operands.size() > 1) {
         const UValue &w = val(op.operands[1]);
-        int32_t kw = k.addInput(w.shape, w.type);
+        int32_t kw = k.addInputLike(w);
         y = k.addBinary(BinaryKind::mul, y,
                         k.addInputIterator(kw, operandMap(p, w.shape, xs), -1));
       }
@@ -693,7 +692,7 @@ struct Expander {
     out.reference = src.reference;
     out.target = src.target;
     for (int32_t in : src.inputs)
-      map[in] = out.addInput(val(in).shape, val(in).type);
+      map[in] = out.addInputLike(val(in));
     for (const UOp &op : src.ops) {
       bool ok = false;
       switch (op.kind) {

@@ -300,8 +300,10 @@ CopyPlan planCopy(const UGraph &g, const BlockSchedule &sched, int32_t opIndex,
   const Shape &shape = g.values[tile].shape;
   ElemType src = g.values[op.operands[0]].type, dst = sched.storage[tile];
   int64_t elemBytes = std::max(elemTypeBytes(src), elemTypeBytes(dst));
-  int64_t vec =
-      copyRun(shape, g.values[op.operands[0]].shape, buffer, elemBytes).vec;
+  // Stored rows into stored rows (a transposed tile copies its tensor's).
+  int64_t vec = copyRun(storedShape(g, tile), storedShape(g, op.operands[0]),
+                        buffer, elemBytes)
+                    .vec;
   int64_t n = numElements(shape) / vec;
   CopyPlan c;
   c.op = opIndex;
@@ -450,12 +452,15 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     plan.matmuls.push_back(std::move(m));
   }
 
-  // A value's tile buffer: its rows padded as a tensor-core operand's.
+  // A value's tile buffer: its rows padded as a tensor-core operand's,
+  // then its last two dims swapped if it is stored transposed
+  // (OperandLayouts.md).
   auto bufferShape = [&](size_t v) {
     Shape shape = block.values[v].shape;
     if (shape.size() >= 2 && rows[v] > shape[shape.size() - 2])
       shape[shape.size() - 2] = rows[v];
-    return shape;
+    return storedTransposed(block, static_cast<int32_t>(v)) ? swapLastTwo(shape)
+                                                            : shape;
   };
   for (size_t v = 0; v < block.values.size(); ++v) {
     if (!sched.buffered[v])
@@ -463,6 +468,7 @@ KernelPlan mirage::planKernel(const UGraph &block, const TargetInfo &target,
     TilePlan t;
     t.value = static_cast<int32_t>(v);
     t.shape = bufferShape(v);
+    t.transposed = storedTransposed(block, static_cast<int32_t>(v));
     t.storage = sched.storage[v];
     t.pitch = tileRowPitch(t.shape.empty() ? 1 : t.shape.back(), t.storage,
                            ldmatrixRead[v]);

@@ -82,6 +82,36 @@ int32_t UGraph::addInput(Shape shape, ElemType type) {
   return values.size() - 1;
 }
 
+int32_t UGraph::addInputLike(const UValue &like) {
+  int32_t id = addInput(like.shape, like.type);
+  if (id >= 0)
+    values[id].transposed = like.transposed;
+  return id;
+}
+
+Shape mirage::swapLastTwo(llvm::ArrayRef<int64_t> shape) {
+  Shape s(shape.begin(), shape.end());
+  if (s.size() >= 2)
+    std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
+bool mirage::storedTransposed(const UGraph &g, int32_t v) {
+  const UValue &val = g.values[v];
+  if (val.transposed)
+    return true;
+  if (val.def < 0)
+    return false;
+  const UOp &op = g.ops[val.def];
+  return op.kind == OpKind::InputIterator &&
+         g.values[op.operands[0]].transposed;
+}
+
+Shape mirage::storedShape(const UGraph &g, int32_t v) {
+  return storedTransposed(g, v) ? swapLastTwo(g.values[v].shape)
+                                : g.values[v].shape;
+}
+
 /// The phase the results of an ordinary operator get from its operands, or
 /// an error: at the kernel level everything is a device tensor; at the block
 /// level operands must be tiles of one phase, except that after-loop code
@@ -432,6 +462,9 @@ int32_t UGraph::addCustom(llvm::ArrayRef<int32_t> operands, UGraph body) {
   std::string err = verifyUGraphOutputs(body);
   if (!err.empty())
     return fail(err);
+  // The body reads its operands as they are stored (OperandLayouts.md).
+  for (size_t i = 0; i < operands.size(); ++i)
+    body.values[body.inputs[i]].transposed = values[operands[i]].transposed;
   UOp op;
   op.kind = OpKind::Custom;
   op.operands.assign(operands.begin(), operands.end());

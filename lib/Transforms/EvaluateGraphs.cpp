@@ -107,11 +107,15 @@ struct EvaluatePass : mirage::impl::MirageEvaluateBase<EvaluatePass> {
       // Operands defined by dense float constants (arith.constant,
       // tosa.const), by graphs evaluated before, or by reshapes and
       // transposes of those take those values instead of random ones.
+      // An input stored transposed is read as its transpose.
       for (auto [i, v] : llvm::enumerate(op.getInputs()))
         if (i < ins.size())
-          if (auto known = knownValues(v, computed);
-              known && known->shape == ins[i].shape)
-            ins[i] = std::move(*known);
+          if (auto known = knownValues(v, computed)) {
+            if (op.isTransposedInput(i))
+              known = transposeLastTwo(*known);
+            if (known->shape == ins[i].shape)
+              ins[i] = std::move(*known);
+          }
       std::vector<Tensor<double>> outs = eval.run(*g, ins);
       for (auto [i, t] : llvm::enumerate(outs))
         if (i < op.getNumResults())

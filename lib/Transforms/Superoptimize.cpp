@@ -56,7 +56,7 @@ std::string winnerText(MLIRContext *ctx, const UGraph &g) {
   b.setInsertionPointToEnd(module->getBody());
   SmallVector<Type> ins, outs;
   for (int32_t v : g.inputs)
-    ins.push_back(RankedTensorType::get(g.values[v].shape,
+    ins.push_back(RankedTensorType::get(storedShape(g, v),
                                         toMLIRType(ctx, g.values[v].type)));
   for (int32_t v : g.outputs)
     outs.push_back(RankedTensorType::get(g.values[v].shape,
@@ -583,6 +583,19 @@ struct SuperoptimizePass
           << cache.error() << "; the result is not cached";
     }
 
+    // The winner reads the graph's operands as they lie; a search stage
+    // that dropped an input's layout (OperandLayouts.md) would export a
+    // graph that does not verify, and its kernels would read the wrong
+    // elements. Kept as it was, loudly, instead.
+    if (improves)
+      for (auto [i, v] : llvm::enumerate(winner->inputs))
+        if (winner->values[v].transposed != graph.isTransposedInput(i)) {
+          mlir::emitWarning(graph.getLoc())
+              << "the winner for '" << report.graph << "' does not read input #"
+              << i << " as it is stored (a search bug); the graph is kept";
+          improves = false;
+          break;
+        }
     if (improves) {
       OpBuilder b(graph);
       b.setInsertionPointAfter(graph);

@@ -49,10 +49,12 @@ func.func @attention(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: ten
 
 // K computed inside the block and transposed there: the transpose is pushed
 // up through the projection ((X·Wk)ᵀ = Wkᵀ·Xᵀ) to transposes of the
-// arguments, outside the one graph.
+// arguments, which the one graph reads as they lie (OperandLayouts.md).
 // CHECK-LABEL: func.func @projected_kt
-// CHECK: linalg.transpose
-// CHECK: mirage_kernel.graph
+// CHECK-NOT: linalg.transpose
+// CHECK: mirage_kernel.graph(%arg0, %arg1, %arg0, %arg2) attributes {transposed_inputs = array<i64: 2, 3>}
+// CHECK-SAME: (tensor<1x8x32xf32>, tensor<1x32x16xf32>, tensor<1x8x32xf32>, tensor<1x32x16xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x8x32xf32>, %{{.*}}: tensor<1x32x16xf32>, %{{.*}}: tensor<1x32x8xf32>, %{{.*}}: tensor<1x16x32xf32>):
 // CHECK-NOT: mirage_kernel.graph
 // CHECK-NOT: tosa.transpose
 // CHECK-NOT: tosa.matmul
@@ -72,9 +74,15 @@ func.func @projected_kt(%x: tensor<1x8x32xf32>, %wq: tensor<1x32x16xf32>, %wk: t
 
 // An MLP as TorchToTosa writes nn.Linear on [8, 64] activations: the weight
 // transposed (an argument: a boundary), rank-3 matmuls between unit-dim
-// reshapes, a bias reshaped to [1, n], relu as a clamp.
+// reshapes, a bias reshaped to [1, n], relu as a clamp. The weights are
+// read as nn.Linear stores them (N x K, viewed with the matmul's unit batch
+// dim): transposed inputs, no transpose left (OperandLayouts.md).
 // CHECK-LABEL: func.func @mlp
+// CHECK-NOT: tosa.transpose
+// CHECK: tensor.expand_shape %arg1 {{.*}} into tensor<1x32x64xf32>
+// CHECK: tensor.expand_shape %arg3 {{.*}} into tensor<1x16x32xf32>
 // CHECK-COUNT-1: mirage_kernel.graph
+// CHECK-SAME: transposed_inputs = array<i64: 1, 2>
 // CHECK-NOT: mirage_kernel.graph
 // CHECK-COUNT-2: mirage_kernel.matmul
 // CHECK-NOT: tosa.matmul

@@ -23,6 +23,7 @@ struct FusedSpec {
   bool swapDiv = false;
   double eps = 0; // rms_last's eps
   std::string name = "fused";
+  bool wTransposed = false; // W stored N x K (OperandLayouts.md)
 };
 
 UGraph fused(const FusedSpec &s = FusedSpec()) {
@@ -30,6 +31,7 @@ UGraph fused(const FusedSpec &s = FusedSpec()) {
   k.name = s.name;
   int32_t x = k.addInput({4, 8}, s.type);
   int32_t w = k.addInput({8, 16}, s.type);
+  k.values[w].transposed = s.wTransposed;
   UGraph b(Level::Block);
   b.grid = s.grid;
   b.forloopRange = s.forloop;
@@ -103,6 +105,13 @@ TEST(CanonicalHash, SensitiveToStructure) {
         << what << " collides";
   };
   add(fused(), "base");
+  {
+    // Where W's bytes lie changes the kernels (and their cost), so a
+    // cached winner for one layout must not answer the other.
+    FusedSpec t;
+    t.wTransposed = true;
+    add(fused(t), "W stored transposed");
+  }
   FusedSpec s;
   s.wImap = {-1, 1, -1}; // different imap
   s.grid = {1, 4, 1};

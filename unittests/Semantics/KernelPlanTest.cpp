@@ -14,12 +14,15 @@ const TargetInfo &h100() {
 /// Y = X · W over a for-loop on K: X [m, k] iterated on K,
 /// W [k, n] split over grid x on n, the product summed in an accumulator.
 UGraph gemvBlock(int64_t m, int64_t k, int64_t n, int64_t gridX,
-                 int64_t forloop, ElemType t = ElemType::F16) {
+                 int64_t forloop, ElemType t = ElemType::F16,
+                 bool wTransposed = false) {
   UGraph b(Level::Block);
   b.grid = {gridX, 1, 1};
   b.forloopRange = forloop;
   int32_t bx = b.addInput({m, k}, t);
   int32_t bw = b.addInput({k, n}, t);
+  // W stored N x K (OperandLayouts.md), as addCustom would mark it.
+  b.values[bw].transposed = wTransposed;
   int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
   int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
   int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
@@ -310,6 +313,38 @@ TEST(KernelPlan, SixteenByteCopiesShareTheirStagesRoundTrip) {
   EXPECT_EQ(narrow.copies[1].roundTrips, 2);
   EXPECT_EQ(narrow.onceRoundTrips, 3);
   EXPECT_LT(narrow.bytesInFlightPerBlock, wide.bytesInFlightPerBlock);
+}
+
+TEST(KernelPlan, TilesOfTransposedTensorsAreStoredAsTheyLie) {
+  // OperandLayouts.md. W's 4-column slices of the narrow case above, W
+  // stored N x K: the tile is stored 4 x 64 as W lies, its rows the
+  // tensor's, copied in 16-byte cp.async steps instead of element by
+  // element.
+  KernelPlan narrow = planKernel(
+      gemvBlock(16, 64, 256, 64, 1, ElemType::F16, /*wTransposed=*/true),
+      h100());
+  ASSERT_EQ(narrow.copies.size(), 2u);
+  EXPECT_TRUE(narrow.copies[1].grouped);
+  EXPECT_EQ(narrow.copies[1].vectorBytes, 16);
+  const TilePlan *w = nullptr;
+  for (const TilePlan &t : narrow.tiles)
+    if (t.transposed)
+      w = &t;
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->shape, (Shape{4, 64}));
+  // The decode GEMV above: still on tensor cores, transposed (the weight
+  // as the MMA's A operand, read without .trans), its tile 32 x 64 stored,
+  // the 128-byte rows padded for ldmatrix.
+  KernelPlan decode =
+      planKernel(gemvBlock(4, 1024, 2048, 64, 16, ElemType::F16, true), h100());
+  ASSERT_EQ(decode.matmuls.size(), 1u);
+  EXPECT_TRUE(decode.matmuls[0].tensorCores)
+      << decode.matmuls[0].whyNotTensorCores;
+  EXPECT_TRUE(decode.matmuls[0].transposed);
+  EXPECT_EQ(decode.tiles[1].shape, (Shape{32, 64}));
+  EXPECT_TRUE(decode.tiles[1].transposed);
+  EXPECT_EQ(decode.tiles[1].pitch, 72);
+  EXPECT_EQ(decode.tiles[1].bytes, 32 * 72 * 2);
 }
 
 TEST(KernelPlan, LoopCopiesArePipelined) {

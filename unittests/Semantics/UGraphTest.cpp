@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Semantics/UGraph.h"
+#include "Mirage/Semantics/RandomInputs.h"
 
 #include <gtest/gtest.h>
 
@@ -380,4 +381,53 @@ TEST(UGraph, TensorsOverTheSizeLimitAreRefused) {
   int64_t side = int64_t(1) << 20;
   int32_t x = k.addInput({side, side}, ElemType::F32); // exactly the limit
   EXPECT_GE(x, 0) << k.error;
+}
+
+TEST(UGraph, CustomBodiesReadTheirOperandsAsTheyAreStored) {
+  // OperandLayouts.md: a kernel input stored transposed gives its layout
+  // to the body input it binds, and that input's iterator tiles.
+  UGraph g;
+  int32_t x = g.addInput({4, 64}, ElemType::F16);
+  int32_t w = g.addInput({64, 32}, ElemType::F16);
+  g.values[w].transposed = true;
+  UGraph b(Level::Block);
+  b.grid = {2, 1, 1};
+  b.forloopRange = 1;
+  int32_t bx = b.addInput({4, 64}, ElemType::F16);
+  int32_t bw = b.addInput({64, 32}, ElemType::F16);
+  int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, -1);
+  int32_t wt = b.addInputIterator(bw, {1, -1, -1}, -1);
+  int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);
+  b.markOutput(b.addOutputSaver(acc, {1, -1, -1}));
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  int32_t o = g.addCustom({x, w}, std::move(b));
+  ASSERT_GE(o, 0) << g.error;
+  const UGraph &body = g.bodies[0];
+  EXPECT_FALSE(storedTransposed(body, body.inputs[0]));
+  EXPECT_TRUE(storedTransposed(body, body.inputs[1]));
+  EXPECT_TRUE(storedTransposed(body, wt));
+  EXPECT_FALSE(storedTransposed(body, xt));
+  EXPECT_EQ(storedShape(body, body.inputs[1]), (Shape{32, 64}));
+  EXPECT_EQ(storedShape(body, wt), (Shape{16, 64}));
+  EXPECT_EQ(body.values[wt].shape, (Shape{64, 16}));
+  // A copy of the input keeps its layout.
+  UGraph h;
+  EXPECT_TRUE(h.values[h.addInputLike(g.values[w])].transposed);
+}
+
+TEST(UGraph, SeededInputsAreDrawnInStoredOrder) {
+  // Element i of the buffer mirage-run fills is seededValue(seed, t, i);
+  // the evaluator reads the transpose of a transposed input's buffer.
+  UGraph g;
+  int32_t w = g.addInput({3, 5}, ElemType::F32);
+  g.values[w].transposed = true;
+  std::vector<Tensor<double>> ins = seededInputs(g, 42);
+  ASSERT_EQ(ins[0].shape, (Shape{3, 5}));
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t c = 0; c < 5; ++c)
+      EXPECT_EQ(ins[0].data[r * 5 + c], seededValue(42, 0, c * 3 + r));
+  Tensor<double> stored = storedOrder(g, w, ins[0]);
+  ASSERT_EQ(stored.shape, (Shape{5, 3}));
+  for (int64_t i = 0; i < stored.size(); ++i)
+    EXPECT_EQ(stored.data[i], seededValue(42, 0, i));
 }

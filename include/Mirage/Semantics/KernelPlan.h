@@ -120,7 +120,12 @@ struct TilePlan {
   /// The op whose scratch it is: a reduction's lanes, or a tensor-core
   /// matmul's partial sums (MatmulPlan::partials).
   int32_t scratchFor = -1;
-  Shape shape;               // as allocated: rows padded for tensor cores
+  /// As allocated: rows padded for tensor cores, the last two dims
+  /// swapped for a tile stored transposed.
+  Shape shape;
+  /// Stored with its last two dims swapped (OperandLayouts.md): an input
+  /// iterator's tile of a tensor stored so.
+  bool transposed = false;
   /// Elements per allocated row (>= shape.back()): a tile ldmatrix reads
   /// whose rows are a multiple of 128 bytes gets 16 bytes more, so that
   /// consecutive rows start in different banks (tileRowPitch;

@@ -29,18 +29,27 @@ inline std::vector<Tensor<double>> randomInputs(const UGraph &g, uint64_t seed,
 }
 
 /// Inputs for `g` from the counter-based generator (SeededValues.h): input
-/// t's element i is seededValue(seed, t, i). The code generator's CPU check
-/// and `mirage-run` draw the same values.
+/// t's element i *as stored* is seededValue(seed, t, i), the order in which
+/// the code generator's CPU check and `mirage-run` fill device buffers; the
+/// tensors returned are the logical ones the evaluator reads (an input
+/// stored transposed is transposed back, OperandLayouts.md).
 inline std::vector<Tensor<double>> seededInputs(const UGraph &g,
                                                 uint64_t seed) {
   std::vector<Tensor<double>> ins;
   for (size_t t = 0; t < g.inputs.size(); ++t) {
-    Tensor<double> x(g.values[g.inputs[t]].shape, 0.0);
+    int32_t v = g.inputs[t];
+    Tensor<double> x(storedShape(g, v), 0.0);
     for (int64_t i = 0; i < x.size(); ++i)
       x.data[i] = seededValue(seed, t, i);
-    ins.push_back(std::move(x));
+    ins.push_back(storedTransposed(g, v) ? transposeLastTwo(x) : std::move(x));
   }
   return ins;
+}
+
+/// Input `v` of `g` (logical tensor `x`) in the order it is stored.
+inline Tensor<double> storedOrder(const UGraph &g, int32_t v,
+                                  const Tensor<double> &x) {
+  return storedTransposed(g, v) ? transposeLastTwo(x) : x;
 }
 
 /// Largest |a - b| over all elements divided by the largest |b| (or 1e-300).

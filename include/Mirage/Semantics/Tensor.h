@@ -44,6 +44,23 @@ template <typename F> void forEachIndex(llvm::ArrayRef<int64_t> shape, F f) {
   }
 }
 
+/// `x` with its last two dims swapped (a copy below rank 2).
+template <typename T> Tensor<T> transposeLastTwo(const Tensor<T> &x) {
+  size_t r = x.shape.size();
+  if (r < 2)
+    return x;
+  Shape s = x.shape;
+  std::swap(s[r - 1], s[r - 2]);
+  Tensor<T> out(s, T());
+  const int64_t rows = x.shape[r - 2], cols = x.shape[r - 1];
+  const int64_t mat = rows * cols;
+  for (int64_t base = 0; base < x.size(); base += mat)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        out.data[base + j * rows + i] = x.data[base + i * cols + j];
+  return out;
+}
+
 /// Offset of `idx` in a tensor of shape `shape` read with broadcasting: dims of
 /// extent 1 are read at index 0.
 inline int64_t broadcastOffset(llvm::ArrayRef<int64_t> shape,

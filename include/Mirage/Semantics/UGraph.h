@@ -88,10 +88,18 @@ struct UValue {
   /// (docs/Rationale/AfterLoopInvariants.md); the schedule runs it once,
   /// before the loop (BlockSchedule::beforeLoop). Set by the builders.
   bool loopInvariant = false;
+  /// A graph input stored with its last two dims swapped in device memory
+  /// (OperandLayouts.md): `shape` is the logical shape every rule and
+  /// evaluator uses; only where bytes lie differs. Kernel-graph inputs get
+  /// it from the IR; UGraph::addCustom gives it to the body's inputs.
+  bool transposed = false;
 };
 
 /// Bytes of a tensor value as declared (elements times the element type).
 double bytesOf(const UValue &v);
+
+/// `shape` with its last two dims swapped (unchanged below rank 2).
+Shape swapLastTwo(llvm::ArrayRef<int64_t> shape);
 
 struct UGraph;
 /// The phase of an operator's results over `operands` of block graph `g`,
@@ -122,6 +130,8 @@ struct UGraph {
 
   // Builders. Each returns the new value id, or -1 with `error` set.
   int32_t addInput(Shape shape, ElemType type);
+  /// An input like `v`: its shape, element type and stored layout.
+  int32_t addInputLike(const UValue &v);
   int32_t addMatmul(int32_t a, int32_t b);
   int32_t addUnary(UnaryKind kind, int32_t x, double scalar = 0);
   int32_t addBinary(BinaryKind kind, int32_t a, int32_t b);
@@ -177,6 +187,14 @@ std::string verifyUGraphOutputs(const UGraph &g);
 /// Shared-memory bytes of a block graph's tiles (iterator tiles, operator
 /// results, accumulators; thread-graph temporaries live in registers).
 int64_t sharedMemoryBytes(const UGraph &block);
+
+/// Whether value `v` of `g` lies in memory with its last two dims swapped
+/// (OperandLayouts.md): a transposed input, or an input iterator's tile of
+/// one (stored as the tensor is, so that its copy moves stored rows).
+bool storedTransposed(const UGraph &g, int32_t v);
+
+/// The shape of `v` of `g` as it lies in memory.
+Shape storedShape(const UGraph &g, int32_t v);
 
 } // namespace mirage
 

@@ -491,8 +491,9 @@ struct BlockImporter {
     SmallVector<Type> outTypes;
     for (Value v : outs)
       outTypes.push_back(v.getType());
-    auto g = mk::GraphOp::create(b, loc, outTypes, ins.getArrayRef(),
-                                 StringAttr(), StringAttr());
+    auto g =
+        mk::GraphOp::create(b, loc, outTypes, ins.getArrayRef(), StringAttr(),
+                            StringAttr(), DenseI64ArrayAttr());
     Block *body = new Block();
     g.getBody().push_back(body);
     SmallVector<Value> operands(ins.begin(), ins.end());

@@ -136,6 +136,9 @@ struct ImportPass : mirage::impl::MirageImportBase<ImportPass> {
       simplifyKernelGraph(g, recognize);
       (void)partitionLax(g, strictLax);
     }
+    // Operands transposed outside the graphs are read as they lie.
+    if (!created.empty())
+      absorbOperandTransposes(f.getOperation());
     // Every graph was verified when it was built; this checks what the
     // rewrite did around them (dominance of moved ops, uses of erased ones).
     // It should never fire; if it does, the function stays as it was and

@@ -36,6 +36,16 @@ constexpr int64_t kWarpSize = 32;
 /// Most items per warp a warp phase emits unrolled (warpPhase).
 constexpr int64_t kMaxUnrolledWarpItems = 4;
 
+/// A tensor-core operand tile, collapsed to 2-D as it lies in shared
+/// memory: `swapped` when it is stored transposed (OperandLayouts.md). Its
+/// batch entries' logical `rows` x `cols` matrices are stacked; swapped,
+/// logical element (b·rows + r, c) lies at (b·cols + c, r) of `mem`.
+struct MmaOperand {
+  mlir::Value mem;
+  bool swapped = false;
+  int64_t rows = 0, cols = 0;
+};
+
 struct BlockEmitter {
   mlir::OpBuilder &b;
   mlir::Location loc;
@@ -50,6 +60,9 @@ struct BlockEmitter {
   /// Per value id: its memref (a workgroup tile, or the device tensor of a
   /// block input / saver result); null when it has none.
   llvm::SmallVector<mlir::Value> mem;
+  /// Per value stored transposed (OperandLayouts.md): its memref as it
+  /// lies; `mem` holds the logical view of it.
+  llvm::DenseMap<int32_t, mlir::Value> stored;
   /// The first error; emission stops at it.
   std::string error;
   /// Per reduction op with several lanes per output: its scratch tile.
@@ -99,8 +112,10 @@ struct BlockEmitter {
   /// accumulator, the partials persist across the for-loop and are added
   /// when it finishes (emitAccumStart zeroes them, emitAccumFinish adds
   /// them); else they are added into C right after.
-  void emitSplitMma(const UOp &op, const MatmulPlan &mp, mlir::Value A,
-                    mlir::Value B, int64_t batch, int64_t k, int64_t n);
+  void emitSplitMma(const UOp &op, const MatmulPlan &mp, const MmaOperand &A,
+                    const MmaOperand &B, int64_t batch, int64_t k, int64_t n);
+  /// Tile `v` as a tensor-core operand: 2-D, as it lies.
+  MmaOperand mmaOperand(int32_t v);
   /// C (+)= the partial sums of split matmul `op`, in order, by one thread
   /// per element of C's real rows.
   void addPartials(const UOp &op, const MatmulPlan &mp);
@@ -181,6 +196,10 @@ struct BlockEmitter {
   /// Buffer `slot` of a pipelined tile's allocation (leading stage dim),
   /// as its logical tile of `cols` columns (its rows may be padded,
   /// TilePlan::pitch).
+  /// Makes `m`, the memref of value `v` as it lies, `v`'s memory: for a
+  /// value stored transposed, `mem` gets its logical view (the last two
+  /// dims swapped back) and `stored` keeps `m`.
+  void bind(mlir::OpBuilder &ob, int32_t v, mlir::Value m);
   mlir::Value stageView(mlir::OpBuilder &ob, mlir::Value buffers,
                         mlir::Value slot, int64_t cols);
   /// The multi-index of linear index `e` in row-major `shape`.

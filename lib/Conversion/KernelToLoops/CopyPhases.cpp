@@ -129,6 +129,15 @@ bool BlockEmitter::emitIterator(const UOp &op) {
       shape, blockDims(ctx()), getAffineDimExpr(4, ctx()), g.forloopRange,
       op.map, op.fmap, zero);
   SmallVector<AffineExpr, 4> dst(shape.size(), zero);
+  if (storedTransposed(g, tile)) {
+    // Stored rows into stored rows: the tile lies as its tensor does
+    // (OperandLayouts.md), so the box and its offsets swap their last two
+    // dims and the run is the tensor's own.
+    std::swap(src[src.size() - 1], src[src.size() - 2]);
+    copyBox(*this, stored.lookup(op.operands[0]), src, stored.lookup(tile), dst,
+            swapLastTwo(shape));
+    return true;
+  }
   copyBox(*this, mem[op.operands[0]], src, mem[tile], dst, shape);
   return true;
 }

@@ -108,6 +108,22 @@ void BlockEmitter::rowReduction(
               b.getDenseI64ArrayAttr({opIndex(op), outputs}));
 }
 
+void BlockEmitter::bind(OpBuilder &ob, int32_t v, Value m) {
+  if (!storedTransposed(g, v)) {
+    mem[v] = m;
+    return;
+  }
+  stored[v] = m;
+  int64_t r = cast<MemRefType>(m.getType()).getRank();
+  SmallVector<unsigned> perm;
+  for (int64_t d = 0; d < r; ++d)
+    perm.push_back(static_cast<unsigned>(d));
+  std::swap(perm[r - 1], perm[r - 2]);
+  mem[v] = memref::TransposeOp::create(
+      ob, loc, m,
+      AffineMapAttr::get(AffineMap::getPermutationMap(perm, ctx())));
+}
+
 Value BlockEmitter::stageView(OpBuilder &ob, Value buffers, Value slot,
                               int64_t cols) {
   auto t = cast<MemRefType>(buffers.getType());

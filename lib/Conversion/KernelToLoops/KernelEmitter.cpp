@@ -64,7 +64,7 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
   BlockEmitter em(b, loc, block, sched, plan);
   em.blockIds = ids;
   for (size_t i = 0; i < block.inputs.size(); ++i)
-    em.mem[block.inputs[i]] = inputs[i];
+    em.bind(b, block.inputs[i], inputs[i]);
   for (size_t i = 0; i < block.outputs.size(); ++i)
     em.mem[block.outputs[i]] = outputs[i];
 
@@ -94,7 +94,7 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
     else if (t.buffers > 1)
       stageBuffers[t.value] = a;
     else
-      em.mem[t.value] = a;
+      em.bind(b, t.value, a);
     if (t.value >= 0)
       tileCols[t.value] = t.shape.back();
   }
@@ -150,8 +150,9 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
       if (!prefetched(i))
         continue;
       int32_t tile = block.ops[i].results[0];
-      em.mem[tile] = em.stageView(b, stageBuffers.lookup(tile), slot,
-                                  tileCols.lookup(tile));
+      em.bind(b, tile,
+              em.stageView(b, stageBuffers.lookup(tile), slot,
+                           tileCols.lookup(tile)));
       Value saved = em.iter;
       em.iter = iteration;
       ok = em.emitGroupedIterator(block.ops[i], stages, group, wait);
@@ -185,7 +186,7 @@ static bool emitBlockBody(OpBuilder &b, Location loc, const UGraph &block,
     prefetch(next, em.apply(b, (i + (stages - 1)) % stages, em.iter), stages - 1);
     Value slot = em.apply(b, i % stages, em.iter);
     for (auto [tile, buffer] : stageBuffers)
-      em.mem[tile] = em.stageView(b, buffer, slot, tileCols.lookup(tile));
+      em.bind(b, tile, em.stageView(b, buffer, slot, tileCols.lookup(tile)));
   }
   for (size_t i = 0; i < block.ops.size() && ok; ++i) {
     const UOp &op = block.ops[i];
@@ -302,8 +303,10 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
                           std::string &error, const TailSpec *tail) {
   MLIRContext *ctx = mb.getContext();
   SmallVector<Type> args;
+  // Inputs as they lie (a transposed one's view is made inside).
   for (int32_t in : block.inputs)
-    args.push_back(memrefOf(ctx, block.values[in].shape, block.values[in].type));
+    args.push_back(
+        memrefOf(ctx, storedShape(block, in), block.values[in].type));
   for (int32_t out : block.outputs)
     args.push_back(
         memrefOf(ctx, block.values[out].shape, block.values[out].type));
@@ -313,7 +316,7 @@ mirage::loops::emitKernel(OpBuilder &mb, Location loc, StringRef name,
     const UGraph &cb = *tail->block;
     for (size_t i = 0; i < cb.inputs.size(); ++i)
       if (tail->inputFromProducer[i] < 0)
-        args.push_back(memrefOf(ctx, cb.values[cb.inputs[i]].shape,
+        args.push_back(memrefOf(ctx, storedShape(cb, cb.inputs[i]),
                                 cb.values[cb.inputs[i]].type));
     for (int32_t out : cb.outputs)
       args.push_back(memrefOf(ctx, cb.values[out].shape, cb.values[out].type));

@@ -134,7 +134,7 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
     buf.name = std::move(bname);
     buf.role = role;
     buf.position = pos;
-    buf.shape = g.values[v].shape;
+    buf.shape = storedShape(g, v); // as it lies (OperandLayouts.md)
     buf.type = g.values[v].type;
     plan.buffers.push_back(buf);
     return (int32_t)plan.buffers.size() - 1;

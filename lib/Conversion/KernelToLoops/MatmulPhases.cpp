@@ -79,17 +79,43 @@ struct NativeMma {
         b, loc, cT, DenseElementsAttr::get(cT, b.getF32FloatAttr(0)));
   }
 
-  /// A's 16x16 fragment at (aRow, aCol).
-  Value readA(OpBuilder &b, Value A, Value aRow, Value aCol) const {
+  /// A fragment of type `t` at logical (row, col) of `x`, read transposed
+  /// or not. A tile stored transposed holds it at (col, row): the read
+  /// swaps its indices and its transposition (ldmatrix without `.trans`
+  /// where the logical read needs it, and the reverse).
+  Value read(OpBuilder &b, VectorType t, const MmaOperand &x, Value row,
+             Value col, bool transposedRead) const {
+    if (x.swapped) {
+      // A fragment never straddles batch entries (its rows and columns
+      // are multiples of the MMA's within one entry).
+      MLIRContext *c = b.getContext();
+      AffineExpr r = getAffineDimExpr(0, c), k = getAffineDimExpr(1, c);
+      auto at = [&](AffineExpr e) {
+        return affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, e),
+                                             ValueRange{row, col})
+            .getResult();
+      };
+      Value storedRow = at(r.floorDiv(x.rows) * x.cols + k);
+      col = at(r % x.rows);
+      row = storedRow;
+      transposedRead = !transposedRead;
+    }
+    if (transposedRead)
+      return vector::TransferReadOp::create(b, loc, t, x.mem, {row, col},
+                                            std::nullopt, transposed,
+                                            ArrayRef<bool>{true, true});
     return vector::TransferReadOp::create(
-        b, loc, aT, A, {aRow, aCol}, std::nullopt, ArrayRef<bool>{true, true});
+        b, loc, t, x.mem, {row, col}, std::nullopt, ArrayRef<bool>{true, true});
+  }
+
+  /// A's 16x16 fragment at (aRow, aCol).
+  Value readA(OpBuilder &b, const MmaOperand &A, Value aRow, Value aCol) const {
+    return read(b, aT, A, aRow, aCol, /*transposedRead=*/false);
   }
 
   /// B's 16x8 block at (bRow, bCol), K along its rows, read transposed.
-  Value readB(OpBuilder &b, Value B, Value bRow, Value bCol) const {
-    return vector::TransferReadOp::create(b, loc, bT, B, {bRow, bCol},
-                                          std::nullopt, transposed,
-                                          ArrayRef<bool>{true, true});
+  Value readB(OpBuilder &b, const MmaOperand &B, Value bRow, Value bCol) const {
+    return read(b, bT, B, bRow, bCol, /*transposedRead=*/true);
   }
 
   /// acc + a · b on fragments read by readA and readB.
@@ -99,8 +125,8 @@ struct NativeMma {
 
   /// acc + A[aRow.., aCol..] · B[bRow.., bCol..] (B's 16x8 block at
   /// (bRow, bCol), K along its rows).
-  Value step(OpBuilder &b, Value A, Value B, Value aRow, Value aCol, Value bRow,
-             Value bCol, Value acc) const {
+  Value step(OpBuilder &b, const MmaOperand &A, const MmaOperand &B, Value aRow,
+             Value aCol, Value bRow, Value bCol, Value acc) const {
     return contract(b, readA(b, A, aRow, aCol), readB(b, B, bRow, bCol), acc);
   }
 
@@ -108,14 +134,13 @@ struct NativeMma {
   /// C = X · W (TransposedDecodeMma.md), W's 16 columns from `col` as the
   /// MMA's rows (read transposed: ldmatrix.trans of an A operand on the
   /// GPU), X's 8 (padded) rows as its columns, as stored.
-  Value stepTransposed(OpBuilder &b, Value W, Value X, Value kRow, Value col,
-                       Value acc) const {
+  /// A weight stored transposed (N x K, OperandLayouts.md) gives its
+  /// fragment without `.trans`.
+  Value stepTransposed(OpBuilder &b, const MmaOperand &W, const MmaOperand &X,
+                       Value kRow, Value col, Value acc) const {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value av =
-        vector::TransferReadOp::create(b, loc, aT, W, {kRow, col}, std::nullopt,
-                                       transposed, ArrayRef<bool>{true, true});
-    Value bv = vector::TransferReadOp::create(
-        b, loc, bT, X, {zero, kRow}, std::nullopt, ArrayRef<bool>{true, true});
+    Value av = read(b, aT, W, kRow, col, /*transposedRead=*/true);
+    Value bv = read(b, bT, X, zero, kRow, /*transposedRead=*/false);
     return vector::ContractionOp::create(b, loc, av, bv, acc, maps, iterators);
   }
 };
@@ -136,7 +161,7 @@ bool BlockEmitter::emitMatmul(const UOp &op, int32_t intoAccum) {
     // M rounded up to the MMA's 16: rows past M are never stored (each
     // output row depends only on its own A row).
     int64_t m = mp->paddedRows;
-    Value A = collapse2D(b, loc, mem[a]), B = collapse2D(b, loc, mem[bv]);
+    MmaOperand A = mmaOperand(a), B = mmaOperand(bv);
     if (mp->usesScratch()) {
       emitSplitMma(op, *mp, A, B, batch, k, n);
       return true;
@@ -313,8 +338,17 @@ void BlockEmitter::emitFmaMatmul(const UOp &op, const MatmulPlan *mp,
   });
 }
 
-void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
-                                Value B, int64_t batch, int64_t k, int64_t n) {
+MmaOperand BlockEmitter::mmaOperand(int32_t v) {
+  Value s = stored.lookup(v);
+  if (!s)
+    return {collapse2D(b, loc, mem[v]), false};
+  ArrayRef<int64_t> shape = cast<MemRefType>(s.getType()).getShape();
+  return {collapse2D(b, loc, s), true, shape.back(), shape[shape.size() - 2]};
+}
+
+void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp,
+                                const MmaOperand &A, const MmaOperand &B,
+                                int64_t batch, int64_t k, int64_t n) {
   // MmaChains.md: item = fragment * slices + slice; chain u of slice s sums
   // K steps [p * len, (p + 1) * len) for partial p = s * chains + u into
   // rows p * rowsOfC + row of the scratch tile: from a zero fragment, or,
@@ -328,7 +362,7 @@ void BlockEmitter::emitSplitMma(const UOp &op, const MatmulPlan &mp, Value A,
   int64_t tilesM = m / kMmaM, tilesN = n / kMmaN;
   int64_t fragments = mp.fragments(batch, n, kMmaM, kMmaN);
   Value partialSums = scratch.lookup(opIndex(op));
-  NativeMma mma(b, loc, cast<MemRefType>(A.getType()).getElementType());
+  NativeMma mma(b, loc, cast<MemRefType>(A.mem.getType()).getElementType());
   MLIRContext *c0 = ctx();
   AffineExpr item = getAffineDimExpr(0, c0), j = getAffineDimExpr(1, c0);
   AffineExpr tile = item.floorDiv(slices), slice = item % slices;

@@ -89,7 +89,8 @@ struct CheckOnCPU : mirage::impl::MirageCheckOnCPUBase<CheckOnCPU> {
         continue;
       buffers.emplace_back(buf.type, numElements(buf.shape));
       if (buf.role == LaunchBuffer::Role::Input) {
-        const Tensor<double> &in = inputs[buf.position];
+        Tensor<double> in =
+            storedOrder(*g, g->inputs[buf.position], inputs[buf.position]);
         for (int64_t i = 0; i < in.size(); ++i)
           buffers.back().set(i, in.data[i]);
       } else {

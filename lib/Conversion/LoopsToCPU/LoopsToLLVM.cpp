@@ -47,15 +47,17 @@ void mirage::convertWorkgroupTilesToStack(Operation *root) {
     Value stack =
         memref::AllocaOp::create(b, a.getLoc(), t, b.getI64IntegerAttr(align));
     // Users see the default memory space now; the result types of views
-    // (a pipelined tile's stage subview, collapse_shape, and views of
-    // those) follow their operand.
+    // (a pipelined tile's stage subview, collapse_shape, the transposed
+    // view of a tile stored transposed, and views of those) follow their
+    // operand.
     a.getResult().replaceAllUsesWith(stack);
     a.erase();
     SmallVector<Value> worklist{stack};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
       for (Operation *user : v.getUsers()) {
-        if (!isa<memref::SubViewOp, memref::CollapseShapeOp>(user))
+        if (!isa<memref::SubViewOp, memref::CollapseShapeOp,
+                 memref::TransposeOp>(user))
           continue;
         Value view = user->getResult(0);
         auto vt = cast<MemRefType>(view.getType());

@@ -127,7 +127,7 @@ bool fusion::acceptAtProbe(SearchContext &ctx, const UGraph &ref,
   UGraph k(Level::Kernel);
   llvm::SmallVector<int32_t, 4> ins;
   for (int32_t in : ref.inputs)
-    ins.push_back(k.addInput(ref.values[in].shape, ref.values[in].type));
+    ins.push_back(k.addInputLike(ref.values[in]));
   int32_t r = k.addCustom(ins, block);
   if (r < 0)
     return false;

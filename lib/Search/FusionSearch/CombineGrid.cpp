@@ -132,7 +132,7 @@ std::optional<UGraph> widen(const UGraph &b, int axis, int64_t d, int64_t e,
   w.target = b.target;
   std::vector<int32_t> map(b.values.size(), -1);
   for (int32_t in : b.inputs)
-    map[in] = w.addInput(b.values[in].shape, b.values[in].type);
+    map[in] = w.addInputLike(b.values[in]);
   for (const UOp &op : b.ops) {
     UOp spread = op;
     if (!refine && (op.kind == OpKind::OutputSaver ||

@@ -31,8 +31,7 @@ static bool instantiate(const UGraph &probeBlock, const UGraph &ref,
   b.target = probeBlock.target;
   std::vector<int32_t> map(probeBlock.values.size(), -1);
   for (size_t i = 0; i < probeBlock.inputs.size(); ++i)
-    map[probeBlock.inputs[i]] = b.addInput(ref.values[ref.inputs[i]].shape,
-                                           ref.values[ref.inputs[i]].type);
+    map[probeBlock.inputs[i]] = b.addInputLike(ref.values[ref.inputs[i]]);
   for (const UOp &op : probeBlock.ops) {
     if (!replayOp(b, op, map,
                   op.body >= 0 ? probeBlock.bodies[op.body] : UGraph()))
@@ -50,7 +49,7 @@ static bool instantiate(const UGraph &probeBlock, const UGraph &ref,
   UGraph k(Level::Kernel);
   llvm::SmallVector<int32_t, 4> ins;
   for (int32_t in : ref.inputs)
-    ins.push_back(k.addInput(ref.values[in].shape, ref.values[in].type));
+    ins.push_back(k.addInputLike(ref.values[in]));
   int32_t r = k.addCustom(ins, std::move(b));
   if (r < 0)
     return false;

@@ -43,7 +43,7 @@ bool fusion::addPatternIterators(UGraph &b, const Pattern &pattern,
                                  const IndexClasses &classes, const UGraph &ref,
                                  bool loopWalkedOnly) {
   for (int32_t in : ref.inputs)
-    b.addInput(ref.values[in].shape, ref.values[in].type);
+    b.addInputLike(ref.values[in]);
   for (size_t i = 0; i < ref.inputs.size(); ++i) {
     AxisMap imap{-1, -1, -1};
     for (size_t a = 0; a < pattern.gridClasses.size(); ++a)

@@ -42,7 +42,7 @@ UGraph fusion::normalizeForSearch(const UGraph &ref) {
   g.name = ref.name;
   std::vector<int32_t> map(ref.values.size(), -1);
   for (int32_t in : ref.inputs)
-    map[in] = g.addInput(ref.values[in].shape, ref.values[in].type);
+    map[in] = g.addInputLike(ref.values[in]);
   // Ops folded into a later one are replayed there, not in order.
   std::vector<bool> deferred(ref.ops.size(), false);
   for (const UOp &op : ref.ops) {

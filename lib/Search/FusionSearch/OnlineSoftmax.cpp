@@ -158,7 +158,7 @@ std::optional<UGraph> onlineBlock(const UGraph &b, int64_t d, bool &changed) {
   s.target = b.target;
   std::vector<int32_t> map(b.values.size(), -1);
   for (int32_t in : b.inputs)
-    map[in] = s.addInput(b.values[in].shape, b.values[in].type);
+    map[in] = s.addInputLike(b.values[in]);
   int32_t r = -1;
   for (size_t i = 0; i < b.ops.size(); ++i) {
     const UOp &op = b.ops[i];
@@ -199,7 +199,7 @@ std::optional<UGraph> fusion::onlineSoftmax(const UGraph &g,
   UGraph out(Level::Kernel);
   std::vector<int32_t> map(g.values.size(), -1);
   for (int32_t in : g.inputs)
-    map[in] = out.addInput(g.values[in].shape, g.values[in].type);
+    map[in] = out.addInputLike(g.values[in]);
   unsigned flash = 0;
   for (const UOp &op : g.ops) {
     if (op.kind != OpKind::Custom) {

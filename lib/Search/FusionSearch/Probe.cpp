@@ -20,9 +20,12 @@ template <typename SizeFn>
 static bool replayKernel(const UGraph &src, llvm::ArrayRef<Shape> inputShapes,
                          UGraph &dst, SizeFn sizeOf) {
   std::vector<int32_t> map(src.values.size(), -1);
-  for (size_t i = 0; i < src.inputs.size(); ++i)
-    map[src.inputs[i]] =
-        dst.addInput(inputShapes[i], src.values[src.inputs[i]].type);
+  for (size_t i = 0; i < src.inputs.size(); ++i) {
+    const UValue &in = src.values[src.inputs[i]];
+    map[src.inputs[i]] = dst.addInput(inputShapes[i], in.type);
+    if (map[src.inputs[i]] >= 0)
+      dst.values[map[src.inputs[i]]].transposed = in.transposed;
+  }
   for (const UOp &op : src.ops) {
     if (op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph)
       return false; // references are unfused

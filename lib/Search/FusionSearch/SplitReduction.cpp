@@ -196,8 +196,7 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   k1.target = fb.target;
   std::vector<int32_t> map(fb.values.size(), -1);
   for (size_t i = 0; i < fb.inputs.size(); ++i)
-    map[fb.inputs[i]] = k1.addInput(ref.values[ref.inputs[i]].shape,
-                                    ref.values[ref.inputs[i]].type);
+    map[fb.inputs[i]] = k1.addInputLike(ref.values[ref.inputs[i]]);
   for (size_t i = 0; i < fb.ops.size(); ++i) {
     const UOp &op = fb.ops[i];
     if (!plan.kernel1Ops[i])
@@ -233,7 +232,7 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   for (size_t i = 0; i < plan.partials.size(); ++i) {
     const SplitPlan::Partial &p = plan.partials[i];
     const UValue &saved = k1.values[k1.outputs[i]];
-    int32_t in = k2.addInput(saved.shape, saved.type);
+    int32_t in = k2.addInputLike(saved);
     int32_t it =
         k2.addInputIterator(in, p.omap, foldSplits ? -1 : p.splitDim);
     if (it < 0)
@@ -255,8 +254,7 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   }
   // The inputs of the reloaded tiles follow the partials.
   for (size_t i : plan.reloadedInputs)
-    map2[fb.inputs[i]] = k2.addInput(ref.values[ref.inputs[i]].shape,
-                                     ref.values[ref.inputs[i]].type);
+    map2[fb.inputs[i]] = k2.addInputLike(ref.values[ref.inputs[i]]);
   for (size_t i = 0; i < fb.ops.size(); ++i) {
     const UOp &op = fb.ops[i];
     if (plan.reloadedOps[i] &&
@@ -281,7 +279,7 @@ bool fusion::instantiateSplit(const UGraph &fb, const SplitPlan &plan,
   UGraph k(Level::Kernel);
   llvm::SmallVector<int32_t, 4> ins;
   for (int32_t in : ref.inputs)
-    ins.push_back(k.addInput(ref.values[in].shape, ref.values[in].type));
+    ins.push_back(k.addInputLike(ref.values[in]));
   size_t numPartials = plan.partials.size();
   int32_t r1 = k.addCustom(ins, std::move(k1));
   if (r1 < 0)

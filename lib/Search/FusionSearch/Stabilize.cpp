@@ -168,7 +168,7 @@ ShiftOutcome shiftOneExp(const UGraph &b, int64_t d, const Shape &maxShape,
   s.target = b.target;
   std::vector<int32_t> smap(b.values.size(), -1);
   for (int32_t in : b.inputs)
-    smap[in] = s.addInput(b.values[in].shape, b.values[in].type);
+    smap[in] = s.addInputLike(b.values[in]);
   int32_t maxIn = s.addInput(maxShape, maxType);
   // The max's tile follows y's rows; along the row (dim d) it is whole.
   AxisMap imap{-1, -1, -1};
@@ -211,8 +211,7 @@ UGraph scoresGraph(const UGraph &ref, int32_t maxValue,
   inputs.clear();
   for (size_t i = 0; i < ref.inputs.size(); ++i)
     if (needed[ref.inputs[i]]) {
-      map[ref.inputs[i]] = g.addInput(ref.values[ref.inputs[i]].shape,
-                                      ref.values[ref.inputs[i]].type);
+      map[ref.inputs[i]] = g.addInputLike(ref.values[ref.inputs[i]]);
       inputs.push_back(i);
     }
   for (size_t i = 0; i < ref.ops.size(); ++i) {
@@ -260,7 +259,7 @@ std::optional<ShiftFree> fusion::shiftFreeReference(const UGraph &ref) {
   g.name = ref.name;
   std::vector<int32_t> map(ref.values.size(), -1);
   for (int32_t in : ref.inputs)
-    map[in] = g.addInput(ref.values[in].shape, ref.values[in].type);
+    map[in] = g.addInputLike(ref.values[in]);
   for (size_t i = 0; i < ref.ops.size(); ++i) {
     if (skip[i])
       continue;
@@ -303,7 +302,7 @@ UGraph fusion::rowMaxGraph(const ShiftFree &shift) {
   const UGraph &ref = *shift.original;
   UGraph g(Level::Kernel);
   for (int32_t in : ref.inputs)
-    g.addInput(ref.values[in].shape, ref.values[in].type);
+    g.addInputLike(ref.values[in]);
   int32_t m = replayRowMax(shift, g);
   if (m >= 0)
     g.markOutput(m);
@@ -316,7 +315,7 @@ std::optional<UGraph> fusion::stabilizeExps(const UGraph &g,
   UGraph out(Level::Kernel);
   std::vector<int32_t> map(g.values.size(), -1);
   for (int32_t in : g.inputs)
-    map[in] = out.addInput(g.values[in].shape, g.values[in].type);
+    map[in] = out.addInputLike(g.values[in]);
   // The row max exactly as the reference computes it: its ops, replayed
   // (docs/Rationale/StableSoftmax.md, "Verification").
   const int32_t rowMax = replayRowMax(shift, out);
@@ -458,7 +457,7 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   k1.target = b1.target;
   std::vector<int32_t> map(b1.values.size(), -1);
   for (int32_t in : b1.inputs)
-    map[in] = k1.addInput(b1.values[in].shape, b1.values[in].type);
+    map[in] = k1.addInputLike(b1.values[in]);
   int32_t localMax = -1, r = -1, prev = -1;
   for (int64_t i = 0; i < static_cast<int64_t>(b1.ops.size()); ++i) {
     const UOp &op = b1.ops[i];
@@ -546,10 +545,10 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
     if (i >= partials)
       return std::nullopt;
     const UValue &saved = k1.values[k1.outputs[i]];
-    map2[b2.inputs[i]] = k2.addInput(saved.shape, saved.type);
+    map2[b2.inputs[i]] = k2.addInputLike(saved);
   }
   const UValue &savedMax = k1.values[maxSaver];
-  int32_t maxIn = k2.addInput(savedMax.shape, savedMax.type);
+  int32_t maxIn = k2.addInputLike(savedMax);
   int32_t scale = -1;
   for (const UOp &op : b2.ops) {
     if (op.kind == OpKind::InputIterator) {
@@ -600,7 +599,7 @@ std::optional<UGraph> fusion::localizeSplitMax(const UGraph &pair,
   UGraph out(Level::Kernel);
   llvm::SmallVector<int32_t, 4> ins;
   for (int32_t in : pair.inputs)
-    ins.push_back(out.addInput(pair.values[in].shape, pair.values[in].type));
+    ins.push_back(out.addInputLike(pair.values[in]));
   int32_t r1 = out.addCustom(ins, std::move(k1));
   if (r1 < 0)
     return std::nullopt;

@@ -68,6 +68,51 @@ func.func @body_argument_count(%x: tensor<8x64xf32>) {
 
 // -----
 
+// An input stored transposed: its body argument is its transpose.
+func.func @transposed_input_type(%w: tensor<32x64xf16>) {
+  // expected-error @+1 {{body argument #0 must have the type of transposed input #0 with its last two dims swapped}}
+  %o = mirage_kernel.graph (%w) attributes {transposed_inputs = array<i64: 0>} : (tensor<32x64xf16>) -> tensor<32x64xf16> {
+  ^bb0(%a: tensor<32x64xf16>):
+    mirage_kernel.yield %a : tensor<32x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @transposed_input_missing(%w: tensor<32x64xf16>) {
+  // expected-error @+1 {{transposed input #1 does not exist}}
+  %o = mirage_kernel.graph (%w) attributes {transposed_inputs = array<i64: 1>} : (tensor<32x64xf16>) -> tensor<32x64xf16> {
+  ^bb0(%a: tensor<32x64xf16>):
+    mirage_kernel.yield %a : tensor<32x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @transposed_inputs_order(%w: tensor<32x64xf16>, %v: tensor<32x64xf16>) {
+  // expected-error @+1 {{transposed inputs must be listed in increasing order, once each}}
+  %o = mirage_kernel.graph (%w, %v) attributes {transposed_inputs = array<i64: 1, 0>} : (tensor<32x64xf16>, tensor<32x64xf16>) -> tensor<64x32xf16> {
+  ^bb0(%a: tensor<64x32xf16>, %b: tensor<64x32xf16>):
+    mirage_kernel.yield %a : tensor<64x32xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @transposed_input_rank(%g: tensor<64xf16>) {
+  // expected-error @+1 {{transposed input #0 must have at least two dims}}
+  %o = mirage_kernel.graph (%g) attributes {transposed_inputs = array<i64: 0>} : (tensor<64xf16>) -> tensor<64xf16> {
+  ^bb0(%a: tensor<64xf16>):
+    mirage_kernel.yield %a : tensor<64xf16>
+  }
+  return
+}
+
+// -----
+
 func.func @body_argument_type(%x: tensor<8x64xf32>) {
   // expected-error @+1 {{body argument #0 must have the type of input #0}}
   %o = mirage_kernel.graph (%x) : (tensor<8x64xf32>) -> tensor<8x64xf16> {

@@ -27,3 +27,17 @@ func.func @kernel_ops(%x: tensor<2x8x64xf16>, %w: tensor<2x64x32xf16>, %g: tenso
   }
   return %r : tensor<2x8x1xf16>
 }
+
+// An input stored transposed (OperandLayouts.md): the operand as it lies,
+// the body argument its transpose.
+// CHECK-LABEL: func.func @transposed_input
+func.func @transposed_input(%x: tensor<4x64xf16>, %w: tensor<32x64xf16>) -> tensor<4x32xf16> {
+  // CHECK: mirage_kernel.graph(%{{.*}}, %{{.*}}) attributes {transposed_inputs = array<i64: 1>} : (tensor<4x64xf16>, tensor<32x64xf16>) -> tensor<4x32xf16>
+  // CHECK: ^bb0(%{{.*}}: tensor<4x64xf16>, %{{.*}}: tensor<64x32xf16>):
+  %y = mirage_kernel.graph (%x, %w) attributes {transposed_inputs = array<i64: 1>} : (tensor<4x64xf16>, tensor<32x64xf16>) -> tensor<4x32xf16> {
+  ^bb0(%a: tensor<4x64xf16>, %b: tensor<64x32xf16>):
+    %m = mirage_kernel.matmul %a, %b : tensor<4x64xf16>, tensor<64x32xf16> -> tensor<4x32xf16>
+    mirage_kernel.yield %m : tensor<4x32xf16>
+  }
+  return %y : tensor<4x32xf16>
+}

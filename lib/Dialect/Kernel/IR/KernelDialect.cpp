@@ -4,6 +4,7 @@
 #include "Mirage/Dialect/Block/IR/BlockUGraph.h"
 #include "Mirage/Dialect/Common/OpShapeInference.h"
 #include "Mirage/Semantics/Target.h"
+#include "Mirage/Semantics/UGraph.h"
 
 using namespace mlir;
 using namespace mirage::kernel;
@@ -113,10 +114,34 @@ LogicalResult GraphOp::verifyRegions() {
     return emitOpError("body has ")
            << body.getNumArguments() << " arguments but the graph has "
            << getInputs().size() << " inputs";
-  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
-    if (arg.getType() != getInputs()[i].getType())
+  if (std::optional<ArrayRef<int64_t>> t = getTransposedInputs()) {
+    for (auto [n, i] : llvm::enumerate(*t)) {
+      if (i < 0 || i >= static_cast<int64_t>(getInputs().size()))
+        return emitOpError("transposed input #") << i << " does not exist";
+      if (n > 0 && (*t)[n - 1] >= i)
+        return emitOpError("transposed inputs must be listed in increasing "
+                           "order, once each");
+      if (cast<RankedTensorType>(getInputs()[i].getType()).getRank() < 2)
+        return emitOpError("transposed input #")
+               << i << " must have at least two dims";
+    }
+  }
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    Type want = getInputs()[i].getType();
+    if (isTransposedInput(i)) {
+      // The body computes with the stored tensor's transpose.
+      auto st = cast<RankedTensorType>(want);
+      want = st.clone(mirage::swapLastTwo(st.getShape()));
+      if (arg.getType() != want)
+        return emitOpError("body argument #")
+               << i << " must have the type of transposed input #" << i
+               << " with its last two dims swapped";
+      continue;
+    }
+    if (arg.getType() != want)
       return emitOpError("body argument #")
              << i << " must have the type of input #" << i;
+  }
   Dialect *kernelDialect = getContext()->getLoadedDialect("mirage_kernel");
   for (Operation &op : body) {
     // Kernel graphs do not nest: a graph is the unit of search and checking.

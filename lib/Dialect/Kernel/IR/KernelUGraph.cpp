@@ -37,6 +37,7 @@ FailureOr<UGraph> mirage::kernel::importKernelGraph(GraphOp graph) {
     int32_t id = g.addInput(shapeOf(arg.getType()), *et);
     if (id < 0)
       return graph.emitOpError(g.error);
+    g.values[id].transposed = graph.isTransposedInput(arg.getArgNumber());
     ids[arg] = id;
   }
   auto get = [&](Value v) { return ids.lookup(v); };
@@ -238,10 +239,16 @@ GraphOp mirage::kernel::exportKernelGraph(OpBuilder &builder, Location loc,
   SmallVector<Type> types;
   for (int32_t o : g.outputs)
     types.push_back(ex.tensorType(g, o));
+  SmallVector<int64_t> transposed;
+  for (auto [i, v] : llvm::enumerate(g.inputs))
+    if (g.values[v].transposed)
+      transposed.push_back(static_cast<int64_t>(i));
   auto graph = GraphOp::create(
       builder, loc, types, inputs,
       g.name.empty() ? StringAttr() : builder.getStringAttr(g.name),
-      g.reference.empty() ? StringAttr() : builder.getStringAttr(g.reference));
+      g.reference.empty() ? StringAttr() : builder.getStringAttr(g.reference),
+      transposed.empty() ? DenseI64ArrayAttr()
+                         : builder.getDenseI64ArrayAttr(transposed));
   Block *blk = new Block();
   graph.getBody().push_back(blk);
   for (int32_t v : g.inputs)

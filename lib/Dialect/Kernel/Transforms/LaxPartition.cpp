@@ -82,8 +82,17 @@ SmallVector<mk::GraphOp> splitGraph(mk::GraphOp g,
     SmallVector<Type> outTypes;
     for (Value v : outs)
       outTypes.push_back(v.getType());
-    auto ng = mk::GraphOp::create(b, g.getLoc(), outTypes, outerIns,
-                                  StringAttr(), StringAttr());
+    // Inputs stored transposed stay so in the part that reads them.
+    SmallVector<int64_t> transposed;
+    for (auto [i, v] : llvm::enumerate(ins))
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == &body &&
+          g.isTransposedInput(arg.getArgNumber()))
+        transposed.push_back(static_cast<int64_t>(i));
+    auto ng = mk::GraphOp::create(
+        b, g.getLoc(), outTypes, outerIns, StringAttr(), StringAttr(),
+        transposed.empty() ? DenseI64ArrayAttr()
+                           : b.getDenseI64ArrayAttr(transposed));
     Block *nb = new Block();
     ng.getBody().push_back(nb);
     IRMapping inner;

@@ -25,6 +25,22 @@ def Kernel_GraphOp : Kernel_Op<"graph", [IsolatedFromAbove, SingleBlock,
     `reference` names another graph of the module that this one must be
     equivalent to; the comparison and verification passes check such pairs.
 
+    `transposed_inputs` lists inputs stored with their last two dims swapped
+    (docs/Rationale/OperandLayouts.md): such an operand has the stored type
+    and its body argument the logical one, the operand's transpose, which
+    the body computes with. Kernels read the stored tensor as it lies, e.g.
+    an `nn.Linear` weight (N x K) multiplied as K x N:
+
+    ```mlir
+    %y = mirage_kernel.graph (%x, %w) attributes {transposed_inputs = array<i64: 1>}
+        : (tensor<4x64xf16>, tensor<32x64xf16>) -> tensor<4x32xf16> {
+    ^bb0(%a: tensor<4x64xf16>, %b: tensor<64x32xf16>):
+      %m = mirage_kernel.matmul %a, %b
+           : tensor<4x64xf16>, tensor<64x32xf16> -> tensor<4x32xf16>
+      mirage_kernel.yield %m : tensor<4x32xf16>
+    }
+    ```
+
     ```mlir
     %o = mirage_kernel.graph (%x) : (tensor<8x64xf32>) -> tensor<8x64xf32> {
     ^bb0(%a: tensor<8x64xf32>):
@@ -35,7 +51,8 @@ def Kernel_GraphOp : Kernel_Op<"graph", [IsolatedFromAbove, SingleBlock,
   }];
   let arguments = (ins Variadic<Mirage_Tensor>:$inputs,
                        OptionalAttr<StrAttr>:$sym_name,
-                       OptionalAttr<StrAttr>:$reference);
+                       OptionalAttr<StrAttr>:$reference,
+                       OptionalAttr<DenseI64ArrayAttr>:$transposed_inputs);
   let results = (outs Variadic<Mirage_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -43,6 +60,13 @@ def Kernel_GraphOp : Kernel_Op<"graph", [IsolatedFromAbove, SingleBlock,
     functional-type($inputs, $results) $body
   }];
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether input `i` is stored with its last two dims swapped.
+    bool isTransposedInput(unsigned i) {
+      return getTransposedInputs() &&
+             llvm::is_contained(*getTransposedInputs(), int64_t(i));
+    }
+  }];
 }
 
 def Kernel_YieldOp : Kernel_Op<"yield", [Pure, Terminator,
