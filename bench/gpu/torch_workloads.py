@@ -48,6 +48,14 @@ def gated_mlp(x, w1, w2):
     return torch.nn.functional.silu(m1) * m2
 
 
+def gated_mlp_linear(x, w1, w2):
+    # bench/models/qwen2_5_7b_gated_mlp_linear.mlir: the weights as
+    # nn.Linear holds them (out x in), F.linear as a PyTorch model calls it.
+    m1 = torch.nn.functional.linear(x, w1)
+    m2 = torch.nn.functional.linear(x, w2)
+    return torch.nn.functional.silu(m1) * m2
+
+
 def lora(x, w, a, b):
     # %xw = X@W; %xa = X@A; %xab = xa@B; add %xw, %xab
     xw = torch.matmul(x, w)
@@ -112,6 +120,9 @@ WORKLOADS = {
     "ntrans": (ntrans, [[8, 4096], [8, 4096], [8, 4096]]),
     # Llama-3-8B decode (bench/models/attention/llama3_8b_gqa_decode.mlir).
     "decode_attention": (decode_attention, [[8, 4, 128], [8, 128, 8192], [8, 8192, 128]]),
+    # Qwen2.5-7B gated MLP with nn.Linear weights
+    # (bench/models/qwen2_5_7b_gated_mlp_linear.mlir).
+    "gated_mlp_linear": (gated_mlp_linear, [[1, 4, 3584], [18944, 3584], [18944, 3584]]),
     # ViT-B/16 fc1 in f32 (bench/models/vit_b_fc1_f32.mlir).
     "linear_bias": (linear_bias, [[1, 197, 768], [1, 768, 3072], [1, 1, 3072]]),
 }

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
@@ -134,6 +135,77 @@ Operation *phaseOf(Operation *op) {
   return nullptr;
 }
 
+/// When the phase after a group's copies was merged into theirs (the
+/// barrier between them dropped, as it saw synchronous copies to other
+/// tiles, then the two scf.if on the same thread guard combined), the ops
+/// after the group's last copy in `phase` that read `tiles` must wait for
+/// an earlier group: they move to an scf.if of their own on the same
+/// condition right after `phase` (pure ops they use are cloned along), so
+/// that the wait and its barrier can go between. False when `phase` has
+/// no such reads, or is not a plain scf.if whose ops allow the split.
+bool splitReadsAfterCopies(RewriterBase &rw, Operation *phase,
+                           ArrayRef<Operation *> copies,
+                           const llvm::SmallSetVector<Value, 4> &tiles) {
+  auto ifOp = dyn_cast<scf::IfOp>(phase);
+  if (!ifOp || ifOp.getNumResults() != 0 || !ifOp.getElseRegion().empty())
+    return false;
+  Block *body = ifOp.thenBlock();
+  Operation *lastCopy = nullptr;
+  for (Operation *c : copies)
+    if (Operation *a = body->findAncestorOpInBlock(*c))
+      if (!lastCopy || lastCopy->isBeforeInBlock(a))
+        lastCopy = a;
+  if (!lastCopy)
+    return false;
+  SmallVector<Operation *> moved;
+  bool reads = false;
+  for (Operation *o = lastCopy->getNextNode(); o != body->getTerminator();
+       o = o->getNextNode()) {
+    moved.push_back(o);
+    reads |= mirage::detail::readsAnyOf(o, tiles);
+  }
+  if (!reads)
+    return false;
+  // Values of the first part the moved ops use: pure, region-free ops
+  // cloned into the new block (their operands from outside the if, or
+  // cloned too); anything else keeps the phase whole.
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Value> work;
+  for (Operation *o : moved)
+    o->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        work.push_back(v);
+    });
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *d = v.getDefiningOp();
+    if (!d || d->getBlock() != body || llvm::is_contained(moved, d) ||
+        needed.contains(d))
+      continue;
+    if (!isPure(d) || d->getNumRegions() != 0)
+      return false;
+    needed.insert(d);
+    for (Value x : d->getOperands())
+      work.push_back(x);
+  }
+  rw.setInsertionPointAfter(ifOp);
+  auto tail = scf::IfOp::create(rw, ifOp.getLoc(), ifOp.getCondition(),
+                                /*withElseRegion=*/false);
+  Block *tb = tail.thenBlock();
+  IRMapping map;
+  rw.setInsertionPointToStart(tb);
+  for (Operation &o : *body)
+    if (needed.contains(&o))
+      rw.clone(o, map);
+  for (Operation *o : moved)
+    rw.moveOpBefore(o, tb->getTerminator());
+  for (auto [from, to] : map.getValueMap())
+    rw.replaceUsesWithIf(from, to, [&](OpOperand &use) {
+      return tail->isProperAncestor(use.getOwner());
+    });
+  return true;
+}
+
 /// Grouped copies (kPrefetchStagesAttr, from the loop-level lowering):
 /// each 16-byte copy becomes a cp.async without a wait of its own; each
 /// group of copies (one per prologue stage, one per loop iteration, or the
@@ -232,6 +304,15 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
       rewriter.setInsertionPointAfter(last);
       NVVM::CpAsyncCommitGroupOp::create(rewriter, last->getLoc());
       continue;
+    }
+    if (entry.wait) {
+      SmallVector<Operation *> copies;
+      for (Operation *op : marked)
+        if (cast<IntegerAttr>(op->getAttr(mirage::kPrefetchGroupAttr))
+                    .getInt() == group &&
+            last->isAncestor(op))
+          copies.push_back(op);
+      splitReadsAfterCopies(rewriter, last, copies, pipelinedTiles);
     }
     Operation *barrier = last->getNextNode();
     if (entry.wait) {

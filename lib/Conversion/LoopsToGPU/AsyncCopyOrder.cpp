@@ -35,6 +35,8 @@ Value mirage::detail::rootAlloc(Value v) {
       return v;
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))
       v = view.getViewSource();
+    else if (auto t = dyn_cast<memref::TransposeOp>(def))
+      v = t.getIn(); // a view too, though not ViewLikeOpInterface in LLVM 22
     else
       return {};
   }

@@ -537,6 +537,21 @@ struct ThreadRun {
           env[c] = get(c.getSource());
           return true;
         })
+        .Case([&](memref::TransposeOp t) {
+          // A tile stored transposed (OperandLayouts.md): result dim d is
+          // source dim perm(d).
+          Val src = get(t.getIn());
+          AffineMap perm = t.getPermutation();
+          if (src.kind != Val::Mem || !perm.isPermutation()) {
+            env[t] = Val();
+            return true;
+          }
+          View out = src.view;
+          for (unsigned d = 0; d < perm.getNumResults(); ++d)
+            out.strides[d] = src.view.strides[perm.getDimPosition(d)];
+          env[t] = Val::mem(out);
+          return true;
+        })
         .Default([](Operation *) { return false; });
   }
 };
