@@ -112,3 +112,23 @@ func.func @cand_there(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf3
   }
   return %c : tensor<4x8xf32>
 }
+
+// -----
+
+// The same square tensor read as it lies by one graph and transposed by the
+// other (transposed_inputs, OperandLayouts.md): identical bodies, different
+// programs (x - wᵀ against x - w).
+func.func @layout(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = mirage_kernel.graph "ref" (%x, %w) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>):
+    %d = mirage_kernel.binary sub %a, %b : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+    mirage_kernel.yield %d : tensor<8x8xf32>
+  }
+  // expected-error @+1 {{graph 'cand' reads operand #1 stored transposed where its reference 'ref' reads it as it is stored: a graph must read the values its reference reads, in the same order}}
+  %c = mirage_kernel.graph "cand" reference "ref" (%x, %w) attributes {transposed_inputs = array<i64: 1>} : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>):
+    %d = mirage_kernel.binary sub %a, %b : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+    mirage_kernel.yield %d : tensor<8x8xf32>
+  }
+  return %c : tensor<8x8xf32>
+}

@@ -283,6 +283,18 @@ static std::string bindingMismatch(GraphOp cand, GraphOp ref) {
     return out;
   }
   for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i] && cand.isTransposedInput(i) != ref.isTransposedInput(i)) {
+      // The same tensor read as it lies by one and transposed by the other
+      // (OperandLayouts.md): different programs even when the bodies, and
+      // a square tensor's shapes, agree.
+      os << "reads operand #" << i
+         << (cand.isTransposedInput(i) ? " stored transposed"
+                                       : " as it is stored")
+         << " where its reference '" << *cand.getReference() << "' reads it "
+         << (ref.isTransposedInput(i) ? "stored transposed" : "as it is stored")
+         << rule;
+      return out;
+    }
     if (a[i] == b[i])
       continue;
     // Names as the enclosing function prints them (%arg0, %0, ...).
