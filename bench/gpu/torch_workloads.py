@@ -95,6 +95,12 @@ def decode_attention(q, k, v):
     return torch.matmul(p, v)
 
 
+def decode_attention_kcache(q, k, v):
+    # bench/models/attention/llama3_8b_gqa_decode_kcache.mlir: K as a KV
+    # cache stores it (heads × keys × d), the scores Q·Kᵀ.
+    return decode_attention(q, k.transpose(-1, -2), v)
+
+
 def linear_bias(x, w, b):
     # bench/models/vit_b_fc1_f32.mlir: tosa.matmul then tosa.add of the bias
     # (f32: cuBLAS's f32 GEMM, TF32 off for matmuls by PyTorch's default).
@@ -120,6 +126,9 @@ WORKLOADS = {
     "ntrans": (ntrans, [[8, 4096], [8, 4096], [8, 4096]]),
     # Llama-3-8B decode (bench/models/attention/llama3_8b_gqa_decode.mlir).
     "decode_attention": (decode_attention, [[8, 4, 128], [8, 128, 8192], [8, 8192, 128]]),
+    # Llama-3-8B decode with K as a KV cache stores it
+    # (bench/models/attention/llama3_8b_gqa_decode_kcache.mlir).
+    "decode_attention_kcache": (decode_attention_kcache, [[8, 4, 128], [8, 8192, 128], [8, 8192, 128]]),
     # Qwen2.5-7B gated MLP with nn.Linear weights
     # (bench/models/qwen2_5_7b_gated_mlp_linear.mlir).
     "gated_mlp_linear": (gated_mlp_linear, [[1, 4, 3584], [18944, 3584], [18944, 3584]]),
