@@ -513,10 +513,11 @@ namespace {
 /// grid x, x's rows over grid y (replicated when grid y is 1), K walked by
 /// a for-loop of `forloop` steps.
 UGraph productProbe(const Shape &xs, const Shape &ws, ElemType type,
-                    GridDims grid, int64_t forloop) {
+                    GridDims grid, int64_t forloop, bool wTransposed = false) {
   UGraph g;
   int32_t x = g.addInput(xs, type);
   int32_t w = g.addInput(ws, type);
+  g.values[w].transposed = wTransposed; // the body's by addCustom
   UGraph b(Level::Block);
   b.grid = grid;
   b.forloopRange = forloop;
@@ -542,6 +543,10 @@ std::vector<UGraph> fingerprintProbes() {
        {std::pair<int64_t, int64_t>{16, 16}, {256, 16}, {256, 2}})
     probes.push_back(productProbe({8, 2048}, {2048, 4096}, ElemType::F16,
                                   {gridX, 1, 1}, forloop));
+  // The same GEMV with W stored N x K (OperandLayouts.md), in 4-column
+  // tiles: its copies and sectors follow the stored rows.
+  probes.push_back(productProbe({8, 2048}, {2048, 4096}, ElemType::F16,
+                                {1024, 1, 1}, 16, /*wTransposed=*/true));
   // An f32 product on FMA (FmaMicroTiles.md): priced by its micro-tile's
   // pipe and issue cycles, compute-bound at these shapes.
   probes.push_back(
