@@ -51,8 +51,9 @@ def gated_mlp(x, w1, w2):
 def gated_mlp_linear(x, w1, w2):
     # bench/models/qwen2_5_7b_gated_mlp_linear.mlir: the weights as
     # nn.Linear holds them (out x in), F.linear as a PyTorch model calls it.
-    m1 = torch.nn.functional.linear(x, w1)
-    m2 = torch.nn.functional.linear(x, w2)
+    # The manifest's buffers view them with the matmul's unit batch dim.
+    m1 = torch.nn.functional.linear(x, w1.reshape(-1, w1.shape[-1]))
+    m2 = torch.nn.functional.linear(x, w2.reshape(-1, w2.shape[-1]))
     return torch.nn.functional.silu(m1) * m2
 
 
