@@ -456,9 +456,13 @@ Value LayoutBuilder::compute(Value v, RankedTensorType t, DimMap m,
     return mk::UnaryOp::create(b, loc, target, u.getKindAttr(), x,
                                u.getScalarAttr());
   }
-  if (auto bin = dyn_cast<mk::BinaryOp>(op))
-    return emitBinary(b, loc, bin.getKind(), retarget(bin.getLhs(), m),
-                      retarget(bin.getRhs(), m));
+  if (auto bin = dyn_cast<mk::BinaryOp>(op)) {
+    // Operands in a fixed order (each call may add a graph operand; the
+    // order of a call's arguments differs between compilers).
+    Value rhs = retarget(bin.getRhs(), m);
+    Value lhs = retarget(bin.getLhs(), m);
+    return emitBinary(b, loc, bin.getKind(), lhs, rhs);
+  }
   if (auto red = dyn_cast<mk::ReduceOp>(op)) {
     int64_t d = red.getDim();
     if (!has(d)) {
@@ -492,22 +496,27 @@ Value LayoutBuilder::compute(Value v, RankedTensorType t, DimMap m,
     if (!has(d))
       return {};
     int64_t j = llvm::find(m, d) - m.begin();
-    return emitConcat(b, loc, retarget(cat.getLhs(), m),
-                      retarget(cat.getRhs(), m), j);
+    Value rhs = retarget(cat.getRhs(), m);
+    Value lhs = retarget(cat.getLhs(), m);
+    return emitConcat(b, loc, lhs, rhs, j);
   }
   if (auto mm = dyn_cast<mk::MatmulOp>(op)) {
     if (R < 2)
       return {};
     DimMap keep = m;
     bool plain = place(R - 2, r - 2) && place(R - 1, r - 1);
-    if (plain)
-      return emitMatmul(b, loc, retarget(mm.getLhs(), m),
-                        retarget(mm.getRhs(), m));
+    if (plain) {
+      Value rhs = retarget(mm.getRhs(), m);
+      Value lhs = retarget(mm.getLhs(), m);
+      return emitMatmul(b, loc, lhs, rhs);
+    }
     m = keep;
     // (A·B)ᵀ = Bᵀ·Aᵀ on the last two dims.
-    if (place(R - 2, r - 1) && place(R - 1, r - 2))
-      return emitMatmul(b, loc, retarget(mm.getRhs(), m),
-                        retarget(mm.getLhs(), m));
+    if (place(R - 2, r - 1) && place(R - 1, r - 2)) {
+      Value lhsT = retarget(mm.getLhs(), m);
+      Value rhsT = retarget(mm.getRhs(), m);
+      return emitMatmul(b, loc, rhsT, lhsT);
+    }
     return {};
   }
   if (auto rn = dyn_cast<mk::RmsNormOp>(op)) {
@@ -646,7 +655,9 @@ Value LayoutBuilder::computeReshape(Value v, RankedTensorType t,
       ws[*j] = cast<RankedTensorType>(x.getType()).getDimSize(cat.getDim());
       return reshape(x, shaped(x, ws));
     };
-    return emitConcat(b, loc, part(cat.getLhs()), part(cat.getRhs()), *j);
+    Value rhs = part(cat.getRhs()); // a fixed order, as in retarget
+    Value lhs = part(cat.getLhs());
+    return emitConcat(b, loc, lhs, rhs, *j);
   }
   if (auto mm = dyn_cast<mk::MatmulOp>(op)) {
     // Only the batch dims may merge or split: m and n stay the last two.
