@@ -456,6 +456,13 @@ GraphCost mirage::estimateCost(const UGraph &g, llvm::StringRef targetName) {
   return estimateCost(g, *t);
 }
 
+double GraphCost::paddingFlops() const {
+  double f = 0;
+  for (const KernelCost &k : kernels)
+    f += k.tensorIssuedFlops - k.tensorFlops;
+  return f;
+}
+
 static std::string humanBytes(double b) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -516,8 +523,8 @@ UGraph productProbe(const Shape &xs, const Shape &ws, ElemType type,
                     GridDims grid, int64_t forloop, bool wTransposed = false) {
   UGraph g;
   int32_t x = g.addInput(xs, type);
-  int32_t w = g.addInput(ws, type);
-  g.values[w].transposed = wTransposed; // the body's by addCustom
+  // The body's input gets the layout from addCustom.
+  int32_t w = g.addInput(ws, type, wTransposed);
   UGraph b(Level::Block);
   b.grid = grid;
   b.forloopRange = forloop;

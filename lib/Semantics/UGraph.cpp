@@ -67,7 +67,7 @@ int32_t UGraph::fail(std::string msg) {
   return -1;
 }
 
-int32_t UGraph::addInput(Shape shape, ElemType type) {
+int32_t UGraph::addInput(Shape shape, ElemType type, bool transposed) {
   if (level != Level::Thread) {
     ShapeResult r = checkTensorShape(shape);
     if (!r.ok())
@@ -76,6 +76,7 @@ int32_t UGraph::addInput(Shape shape, ElemType type) {
   UValue v;
   v.shape = std::move(shape);
   v.type = type;
+  v.transposed = transposed;
   v.phase = level == Level::Thread ? Phase::Scalar : Phase::Device;
   values.push_back(std::move(v));
   inputs.push_back(values.size() - 1);
@@ -83,10 +84,7 @@ int32_t UGraph::addInput(Shape shape, ElemType type) {
 }
 
 int32_t UGraph::addInputLike(const UValue &like) {
-  int32_t id = addInput(like.shape, like.type);
-  if (id >= 0)
-    values[id].transposed = like.transposed;
-  return id;
+  return addInput(like.shape, like.type, like.transposed);
 }
 
 Shape mirage::swapLastTwo(llvm::ArrayRef<int64_t> shape) {

@@ -347,9 +347,12 @@ struct SuperoptimizePass
     return o;
   }
 
-  /// The options that can change the result, for the cache key.
+  /// The options that can change the result, for the cache key. The
+  /// leading version names the search's own rules where they change what a
+  /// search returns: v3, ties between launches by padded MMA work
+  /// (FusionSearch.md, "Ties: padded MMA work before grid size").
   std::string optionKey() const {
-    return "fusion-v2;max_block_ops=" + std::to_string(maxBlockOps) +
+    return "fusion-v3;max_block_ops=" + std::to_string(maxBlockOps) +
            ";prune=" + std::to_string(prune) +
            ";prune_exp_depth=" + std::to_string(pruneExpDepth) +
            ";prune_outputs=" + std::to_string(pruneOutputs) +
@@ -419,7 +422,7 @@ struct SuperoptimizePass
           asEmitted ? estimateEmittedCost(g, info) : estimateCost(g, info);
       if (!c.fits)
         return std::numeric_limits<double>::infinity();
-      return {c.seconds, rankingSeconds(c, info)};
+      return {c.seconds, rankingSeconds(c, info), c.paddingFlops()};
     };
     SearchReport report;
     report.graph = graph.getSymName()->str();

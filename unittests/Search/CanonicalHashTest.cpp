@@ -30,8 +30,7 @@ UGraph fused(const FusedSpec &s = FusedSpec()) {
   UGraph k;
   k.name = s.name;
   int32_t x = k.addInput({4, 8}, s.type);
-  int32_t w = k.addInput({8, 16}, s.type);
-  k.values[w].transposed = s.wTransposed;
+  int32_t w = k.addInput({8, 16}, s.type, s.wTransposed);
   UGraph b(Level::Block);
   b.grid = s.grid;
   b.forloopRange = s.forloop;

@@ -164,6 +164,17 @@ TEST(FusionSearch, NoFinalVerificationOfGraphsNoCheaperThanTheReference) {
   EXPECT_GE(cheaper.stats.finalVerified, 1u);
 }
 
+/// Blocks launched by a kernel graph's custom kernels.
+static int64_t blocksOf(const UGraph &g) {
+  int64_t blocks = 0;
+  for (const UOp &op : g.ops)
+    if (op.kind == OpKind::Custom) {
+      const GridDims &d = g.bodies[op.body].grid;
+      blocks += d[0] * d[1] * d[2];
+    }
+  return blocks;
+}
+
 // The search orders candidates by the ranking figure and reports the
 // estimate (CostModel.md, "Ranking: a charge for grids that leave SMs
 // idle"). Here the estimate favours the smallest grid and the ranking
@@ -174,15 +185,6 @@ TEST(FusionSearch, RanksByTheRankingFigureAndReportsTheEstimate) {
   FusionSearchOptions opts;
   opts.maxBlockOps = 4;
   opts.threads = 2;
-  auto blocksOf = [](const UGraph &g) {
-    int64_t blocks = 0;
-    for (const UOp &op : g.ops)
-      if (op.kind == OpKind::Custom) {
-        const GridDims &d = g.bodies[op.body].grid;
-        blocks += d[0] * d[1] * d[2];
-      }
-    return blocks;
-  };
   auto seconds = [&](const UGraph &g) {
     int64_t b = blocksOf(g);
     return b == 0 ? 1e-5 : 1e-6 + static_cast<double>(b) * 1e-12;
@@ -201,6 +203,37 @@ TEST(FusionSearch, RanksByTheRankingFigureAndReportsTheEstimate) {
       searchFusedKernel(ref, opts, seconds, PruneFactory());
   ASSERT_TRUE(plain.found) << plain.message;
   EXPECT_LT(blocksOf(plain.best), 64);
+}
+
+// Launches of one found graph with the same ranking figure: the one whose
+// MMAs spend less on padded rows wins, then the larger grid
+// (FusionSearch.md, "Ties: padded MMA work before grid size"). Every fused
+// launch costs the same here; with the padding growing with the grid the
+// winner is a smaller grid than the one the grid rule alone keeps.
+TEST(FusionSearch, BreaksTiesByPaddedMmaWorkBeforeGridSize) {
+  UGraph ref = test::rmsMatmulReference(16, 1024, 2048, ElemType::F16);
+  FusionSearchOptions opts;
+  opts.maxBlockOps = 4;
+  opts.threads = 2;
+  // Grids under 64 blocks ranked twice as costly, so that the winner is a
+  // launch with several grids to choose from.
+  auto flat = [&](const UGraph &g) -> LaunchEstimate {
+    int64_t b = blocksOf(g);
+    return {b == 0 ? 1e-5 : 1e-6, b == 0 ? 1e-5 : b < 64 ? 2e-6 : 1e-6};
+  };
+  auto workGrows = [&](const UGraph &g) -> LaunchEstimate {
+    LaunchEstimate e = flat(g);
+    return {e.seconds, e.rank, static_cast<double>(blocksOf(g))};
+  };
+  FusionSearchResult larger =
+      searchFusedKernel(ref, opts, flat, PruneFactory());
+  FusionSearchResult lessWork =
+      searchFusedKernel(ref, opts, workGrows, PruneFactory());
+  ASSERT_TRUE(larger.found) << larger.message;
+  ASSERT_TRUE(lessWork.found) << lessWork.message;
+  EXPECT_EQ(lessWork.bestSeconds, larger.bestSeconds);
+  EXPECT_GE(blocksOf(lessWork.best), 64);
+  EXPECT_LT(blocksOf(lessWork.best), blocksOf(larger.best));
 }
 
 // With an eps and a weight the search still finds one fused kernel; the

@@ -12,10 +12,12 @@ namespace {
 /// A custom kernel reading X [m, k] (replicated over the grid, iterated
 /// over k) and W [k, n] (split over grid x on n, iterated over k).
 UGraph fusedMatmul(int64_t m, int64_t k, int64_t n, int64_t gridX,
-                   int64_t forloop, ElemType t = ElemType::F16) {
+                   int64_t forloop, ElemType t = ElemType::F16,
+                   bool wTransposed = false) {
   UGraph g;
   int32_t x = g.addInput({m, k}, t);
-  int32_t w = g.addInput({k, n}, t);
+  // addCustom gives the body's W the same layout (OperandLayouts.md).
+  int32_t w = g.addInput({k, n}, t, wTransposed);
   UGraph b(Level::Block);
   b.grid = {gridX, 1, 1};
   b.forloopRange = forloop;
@@ -336,6 +338,26 @@ TEST(CostModel, TransposedWeightsMoveTheirStoredRuns) {
   // Stored K x N, the same tiles move W 8 times over.
   GraphCost n = estimateCost(fusedMatmul(8, 4096, 64, 32, 8), "h100");
   EXPECT_DOUBLE_EQ(n.kernels[0].l2Bytes - t.kernels[0].l2Bytes, 7 * wBytes);
+}
+
+// The MMA work spent on padded rows (GraphCost::paddingFlops), which breaks
+// ties between launches (FusionSearch.md, "Ties: padded MMA work before
+// grid size"): a 4-token GEMV over an N x K weight (Qwen2.5-7B's 3584 x
+// 18944 projection) on 8 weight columns a block pads the tokens to the
+// MMA's 16 rows, 3 times the useful work; on 16 columns the weight is the
+// transposed MMA's 16-row operand and the tokens its 8 columns, once.
+TEST(CostModel, PaddingFlopsCountTheMmaRowsNoOutputKeeps) {
+  GraphCost eight = estimateCost(
+      fusedMatmul(4, 3584, 18944, 2368, 4, ElemType::F16, true), "h100");
+  GraphCost sixteen = estimateCost(
+      fusedMatmul(4, 3584, 18944, 1184, 4, ElemType::F16, true), "h100");
+  double useful = 2.0 * 4 * 3584 * 18944;
+  ASSERT_EQ(eight.kernels[0].tensorCoreMatmuls, 1);
+  ASSERT_EQ(sixteen.kernels[0].tensorCoreMatmuls, 1);
+  EXPECT_DOUBLE_EQ(eight.paddingFlops(), 3 * useful);
+  EXPECT_DOUBLE_EQ(sixteen.paddingFlops(), useful);
+  // The estimate cannot tell them apart (memory-bound, the same sectors).
+  EXPECT_NEAR(eight.seconds, sixteen.seconds, 1e-3 * sixteen.seconds);
 }
 
 // Target 2 of kernel-roofline.md as TargetInfo::fillsMachine states it: a

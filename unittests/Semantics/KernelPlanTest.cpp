@@ -20,9 +20,8 @@ UGraph gemvBlock(int64_t m, int64_t k, int64_t n, int64_t gridX,
   b.grid = {gridX, 1, 1};
   b.forloopRange = forloop;
   int32_t bx = b.addInput({m, k}, t);
-  int32_t bw = b.addInput({k, n}, t);
   // W stored N x K (OperandLayouts.md), as addCustom would mark it.
-  b.values[bw].transposed = wTransposed;
+  int32_t bw = b.addInput({k, n}, t, wTransposed);
   int32_t xt = b.addInputIterator(bx, {-1, -1, -1}, 1);
   int32_t wt = b.addInputIterator(bw, {1, -1, -1}, 0);
   int32_t acc = b.addAccum(AccumKind::sum, b.addMatmul(xt, wt), -1, 0);

@@ -388,8 +388,7 @@ TEST(UGraph, CustomBodiesReadTheirOperandsAsTheyAreStored) {
   // to the body input it binds, and that input's iterator tiles.
   UGraph g;
   int32_t x = g.addInput({4, 64}, ElemType::F16);
-  int32_t w = g.addInput({64, 32}, ElemType::F16);
-  g.values[w].transposed = true;
+  int32_t w = g.addInput({64, 32}, ElemType::F16, /*transposed=*/true);
   UGraph b(Level::Block);
   b.grid = {2, 1, 1};
   b.forloopRange = 1;
@@ -419,8 +418,7 @@ TEST(UGraph, SeededInputsAreDrawnInStoredOrder) {
   // Element i of the buffer mirage-run fills is seededValue(seed, t, i);
   // the evaluator reads the transpose of a transposed input's buffer.
   UGraph g;
-  int32_t w = g.addInput({3, 5}, ElemType::F32);
-  g.values[w].transposed = true;
+  int32_t w = g.addInput({3, 5}, ElemType::F32, /*transposed=*/true);
   std::vector<Tensor<double>> ins = seededInputs(g, 42);
   ASSERT_EQ(ins[0].shape, (Shape{3, 5}));
   for (int64_t r = 0; r < 3; ++r)

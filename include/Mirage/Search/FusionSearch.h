@@ -69,11 +69,15 @@ using PruneFactory = std::function<PruneFn(const UGraph &probeReference)>;
 /// What the search knows of a kernel graph's cost: the estimated run time
 /// in seconds (infinity if it does not fit the target) and the figure
 /// candidates are ordered by (CostModel.h, rankingSeconds: never below the
-/// estimate). A plain number is both.
+/// estimate). A plain number is both. `paddingFlops`, the tensor-core work
+/// spent on padded rows, breaks ties between launches of one graph
+/// (FusionSearch.md, "Ties: padded MMA work before grid size"); 0 when
+/// unknown.
 struct LaunchEstimate {
-  double seconds = 0, rank = 0;
+  double seconds = 0, rank = 0, paddingFlops = 0;
   LaunchEstimate(double seconds) : seconds(seconds), rank(seconds) {}
-  LaunchEstimate(double seconds, double rank) : seconds(seconds), rank(rank) {}
+  LaunchEstimate(double seconds, double rank, double paddingFlops = 0)
+      : seconds(seconds), rank(rank), paddingFlops(paddingFlops) {}
 };
 /// The cost of a kernel graph; called concurrently from worker threads.
 using CostFn = std::function<LaunchEstimate(const UGraph &)>;

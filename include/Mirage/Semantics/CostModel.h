@@ -81,6 +81,9 @@ struct GraphCost {
   bool fits = true;          // every kernel fits the target
   int64_t numKernels() const { return static_cast<int64_t>(kernels.size()); }
   double micros() const { return seconds * 1e6; }
+  /// The FLOPs its tensor-core MMAs spend on padded rows (issued minus
+  /// computed).
+  double paddingFlops() const;
   /// A multi-line human-readable breakdown (one line per kernel + total).
   std::string describe() const;
 };

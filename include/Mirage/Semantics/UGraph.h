@@ -129,7 +129,9 @@ struct UGraph {
   explicit UGraph(Level level = Level::Kernel) : level(level) {}
 
   // Builders. Each returns the new value id, or -1 with `error` set.
-  int32_t addInput(Shape shape, ElemType type);
+  /// An input of `shape`; `transposed`: stored with its last two dims
+  /// swapped (UValue::transposed).
+  int32_t addInput(Shape shape, ElemType type, bool transposed = false);
   /// An input like `v`: its shape, element type and stored layout.
   int32_t addInputLike(const UValue &v);
   int32_t addMatmul(int32_t a, int32_t b);

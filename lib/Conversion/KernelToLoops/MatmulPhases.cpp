@@ -100,12 +100,10 @@ struct NativeMma {
       row = storedRow;
       transposedRead = !transposedRead;
     }
-    if (transposedRead)
-      return vector::TransferReadOp::create(b, loc, t, x.mem, {row, col},
-                                            std::nullopt, transposed,
-                                            ArrayRef<bool>{true, true});
-    return vector::TransferReadOp::create(
-        b, loc, t, x.mem, {row, col}, std::nullopt, ArrayRef<bool>{true, true});
+    AffineMap perm = transposedRead ? transposed : b.getMultiDimIdentityMap(2);
+    return vector::TransferReadOp::create(b, loc, t, x.mem, {row, col},
+                                          std::nullopt, perm,
+                                          ArrayRef<bool>{true, true});
   }
 
   /// A's 16x16 fragment at (aRow, aCol).

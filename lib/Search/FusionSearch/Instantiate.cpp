@@ -112,16 +112,24 @@ std::vector<Instance> fusion::cheapestInstances(
     }
     LaunchEstimate e = cost(g);
     // By the ranking figure (CostModel.md, "Ranking: a charge for grids
-    // that leave SMs idle"); on an equal figure the larger grid: 128 and
-    // 256 blocks of the same work cost the same on 132 SMs by the model
-    // (the busiest SM moves 1/128 of it either way), but 256 keeps every
-    // SM busy and more bytes in flight (FusionSearch.md, "Grid extents").
-    if (e.rank < best.rank ||
-        (e.rank == best.rank && best.valid() &&
-         launchedBlocks(g) > launchedBlocks(best.graph))) {
+    // that leave SMs idle"); on an equal figure the less MMA work on
+    // padded rows (a decode GEMV's 16 weight rows on the MMA's rows rather
+    // than 8 with the tokens padded to 16: FusionSearch.md, "Ties: padded
+    // MMA work before grid size"), then the larger grid: 128 and 256
+    // blocks of the same
+    // work cost the same on 132 SMs by the model (the busiest SM moves
+    // 1/128 of it either way), but 256 keeps every SM busy and more bytes
+    // in flight (FusionSearch.md, "Grid extents").
+    bool better = e.rank < best.rank;
+    if (e.rank == best.rank && best.valid())
+      better = e.paddingFlops != best.paddingFlops
+                   ? e.paddingFlops < best.paddingFlops
+                   : launchedBlocks(g) > launchedBlocks(best.graph);
+    if (better) {
       best.graph = std::move(g);
       best.seconds = e.seconds;
       best.rank = e.rank;
+      best.paddingFlops = e.paddingFlops;
     }
   };
   // A split pair, and the same pair with its combine on more blocks

@@ -22,9 +22,7 @@ static bool replayKernel(const UGraph &src, llvm::ArrayRef<Shape> inputShapes,
   std::vector<int32_t> map(src.values.size(), -1);
   for (size_t i = 0; i < src.inputs.size(); ++i) {
     const UValue &in = src.values[src.inputs[i]];
-    map[src.inputs[i]] = dst.addInput(inputShapes[i], in.type);
-    if (map[src.inputs[i]] >= 0)
-      dst.values[map[src.inputs[i]]].transposed = in.transposed;
+    map[src.inputs[i]] = dst.addInput(inputShapes[i], in.type, in.transposed);
   }
   for (const UOp &op : src.ops) {
     if (op.kind == OpKind::Custom || op.kind == OpKind::ThreadGraph)

@@ -443,6 +443,7 @@ struct Instance {
   UGraph graph;
   double seconds = std::numeric_limits<double>::infinity(); // estimate
   double rank = std::numeric_limits<double>::infinity(); // ranking figure
+  double paddingFlops = 0;       // LaunchEstimate::paddingFlops, for ties
   size_t pattern = 0, index = 0; // the Found's place, for a stable order
   bool split = false;            // a split pair (ranks after one kernel on ties)
   bool valid() const { return seconds < std::numeric_limits<double>::infinity(); }

@@ -34,10 +34,10 @@ FailureOr<UGraph> mirage::kernel::importKernelGraph(GraphOp graph) {
     std::optional<ElemType> et = toElemType(arg.getType());
     if (!et)
       return graph.emitOpError("unsupported element type");
-    int32_t id = g.addInput(shapeOf(arg.getType()), *et);
+    int32_t id = g.addInput(shapeOf(arg.getType()), *et,
+                            graph.isTransposedInput(arg.getArgNumber()));
     if (id < 0)
       return graph.emitOpError(g.error);
-    g.values[id].transposed = graph.isTransposedInput(arg.getArgNumber());
     ids[arg] = id;
   }
   auto get = [&](Value v) { return ids.lookup(v); };
