@@ -392,11 +392,18 @@ LogicalResult mirage::optimizeSharedMemoryCopies(func::FuncOp kernel,
     (void)applyPatternsGreedily(kernel, std::move(patterns));
     // Loops that directly hold a copy (the per-thread copy loops), collected
     // before any unrolling so that the for-loop around a phase, which only
-    // holds copies once its inner loops are unrolled, is never picked.
+    // holds copies once its inner loops are unrolled, is never picked. The
+    // pipeline's grouped copies are cp.async already (lowerPrefetchCopies):
+    // their loops are unrolled here too, not left to LLVM, which unrolls a
+    // 14-trip loop with a plain body but not one whose addresses divide by
+    // a stored row's copies (a weight read as nn.Linear stores it).
     SmallVector<scf::ForOp> copyLoops;
-    kernel.walk([&](vector::TransferWriteOp w) {
-      auto loop = dyn_cast<scf::ForOp>(w->getParentOp());
-      if (!loop || !isCopy(w) || llvm::is_contained(copyLoops, loop))
+    kernel.walk([&](Operation *op) {
+      auto w = dyn_cast<vector::TransferWriteOp>(op);
+      if (!isa<nvgpu::DeviceAsyncCopyOp>(op) && !(w && isCopy(w)))
+        return;
+      auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+      if (!loop || llvm::is_contained(copyLoops, loop))
         return;
       std::optional<APInt> trips = loop.getStaticTripCount();
       // The launch plan's limit (KernelPlan.h): it prices what we emit.

@@ -1,7 +1,9 @@
 // REQUIRES: ptxas
 // bench/kernel_audit.sh --main-loop on a bundle that mirage-kernels-to-ptx
-// writes for the kernel graph below: a for-loop of 2 iterations, each
-// copying a 64x128 f16 tile, taking exp and adding it into an accumulator.
+// writes for the kernel graph below: a for-loop of 8 iterations, each
+// copying a 64x128 f16 tile, taking exp and adding it into an accumulator
+// (8, not 2: with its copies straight code, LLVM unrolls a 2-trip loop
+// whole, and no loop is left to audit).
 // The table gives, per thread and trip of the main loop (the loop that
 // copies and waits), the statements and the issue kinds, each weighted by
 // the trips of the phase loops around it.
@@ -27,12 +29,12 @@
 
 // JSON: "main_loop": {"instructions": {{[0-9.]+}}, "ld.shared": 48, "st.shared": 32, "ldmatrix": 0, "mma.sync": 0, "ex2": 64, "bar.sync": {{[1-9]}}, "unknown_loops": 0}
 
-func.func @f(%x: tensor<64x256xf16>) -> tensor<64x128xf16> {
-  %o = mirage_kernel.graph "audit_loop" (%x) : (tensor<64x256xf16>) -> tensor<64x128xf16> {
-  ^bb0(%a: tensor<64x256xf16>):
-    %k = mirage_kernel.custom (%a) grid = [1, 1, 1] forloop = 2 : (tensor<64x256xf16>) -> tensor<64x128xf16> {
-    ^bb0(%xa: tensor<64x256xf16>):
-      %xt = mirage_block.input_iterator %xa imap = [-1, -1, -1] fmap = 1 : tensor<64x256xf16> -> tensor<64x128xf16>
+func.func @f(%x: tensor<64x1024xf16>) -> tensor<64x128xf16> {
+  %o = mirage_kernel.graph "audit_loop" (%x) : (tensor<64x1024xf16>) -> tensor<64x128xf16> {
+  ^bb0(%a: tensor<64x1024xf16>):
+    %k = mirage_kernel.custom (%a) grid = [1, 1, 1] forloop = 8 : (tensor<64x1024xf16>) -> tensor<64x128xf16> {
+    ^bb0(%xa: tensor<64x1024xf16>):
+      %xt = mirage_block.input_iterator %xa imap = [-1, -1, -1] fmap = 1 : tensor<64x1024xf16> -> tensor<64x128xf16>
       %e = mirage_block.unary exp %xt : tensor<64x128xf16>
       %acc = mirage_block.accum sum %e : tensor<64x128xf16> -> tensor<64x128xf16>
       %s = mirage_block.output_saver %acc omap = [-1, -1, -1] : tensor<64x128xf16> -> tensor<64x128xf16>
