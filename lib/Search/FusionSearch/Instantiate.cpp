@@ -116,10 +116,9 @@ std::vector<Instance> fusion::cheapestInstances(
     // padded rows (a decode GEMV's 16 weight rows on the MMA's rows rather
     // than 8 with the tokens padded to 16: FusionSearch.md, "Ties: padded
     // MMA work before grid size"), then the larger grid: 128 and 256
-    // blocks of the same
-    // work cost the same on 132 SMs by the model (the busiest SM moves
-    // 1/128 of it either way), but 256 keeps every SM busy and more bytes
-    // in flight (FusionSearch.md, "Grid extents").
+    // blocks of the same work cost the same on 132 SMs by the model (the
+    // busiest SM moves 1/128 of it either way), but 256 keeps every SM
+    // busy and more bytes in flight (FusionSearch.md, "Grid extents").
     bool better = e.rank < best.rank;
     if (e.rank == best.rank && best.valid())
       better = e.paddingFlops != best.paddingFlops
