@@ -638,10 +638,11 @@ bool mirage::fillsMachine(const KernelCost &k, const TargetInfo &target) {
 double mirage::rankingSeconds(double seconds,
                               llvm::ArrayRef<KernelCost> kernels,
                               const TargetInfo &target) {
+  double charged = 0;
   for (const KernelCost &k : kernels)
     if (!fillsMachine(k, target))
-      return seconds * (1 + kUnderfillCharge);
-  return seconds;
+      charged += k.seconds;
+  return seconds + kUnderfillCharge * charged;
 }
 
 void FingerprintHash::addByte(unsigned char c) {
@@ -685,7 +686,20 @@ std::string mirage::costModelFingerprint(const TargetInfo &target) {
     }
     h.add(rankingSeconds(c, target));
   }
-  // The ranking's policy, whether or not a probe meets it.
+  // The ranking's policy, whether or not a probe meets it: the charge's
+  // form on a pair whose large kernel fills and whose small one does not,
+  // beside a tail and a kernel too small to need filling.
+  std::vector<KernelCost> mixed(4);
+  const double bytes[] = {2 * kFillBytes, kFillBytes, kFillBytes,
+                          kFillBytes / 2};
+  const int64_t blocks[] = {4 * target.numSMs, target.numSMs / 2, 1, 1};
+  for (size_t i = 0; i < mixed.size(); ++i) {
+    mixed[i].dramBytes = bytes[i];
+    mixed[i].blocks = blocks[i];
+    mixed[i].seconds = 1e-6 * static_cast<double>(i + 1);
+  }
+  mixed[2].inTail = true;
+  h.add(rankingSeconds(1e-5, mixed, target));
   h.add(kFillBytes);
   h.add(kUnderfillCharge);
   h.add(static_cast<double>(target.numSMs));

@@ -349,10 +349,11 @@ struct SuperoptimizePass
 
   /// The options that can change the result, for the cache key. The
   /// leading version names the search's own rules where they change what a
-  /// search returns: v3, ties between launches by padded MMA work
+  /// search returns: v4, combines spread to rows of one (MultiKernel.md,
+  /// "Rows of one"); v3, ties between launches by padded MMA work
   /// (FusionSearch.md, "Ties: padded MMA work before grid size").
   std::string optionKey() const {
-    return "fusion-v3;max_block_ops=" + std::to_string(maxBlockOps) +
+    return "fusion-v4;max_block_ops=" + std::to_string(maxBlockOps) +
            ";prune=" + std::to_string(prune) +
            ";prune_exp_depth=" + std::to_string(pruneExpDepth) +
            ";prune_outputs=" + std::to_string(pruneOutputs) +

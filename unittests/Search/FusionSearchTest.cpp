@@ -914,8 +914,9 @@ TEST(StableSoftmax, ScoresSearchTakesItsOwnGap) {
   // fusion's estimate, whose seventh round took 11 s).
   EXPECT_LT(coarse.stats.states, exact.stats.states);
   ASSERT_EQ(coarse.found, exact.found);
-  if (exact.found)
+  if (exact.found) {
     EXPECT_LE(coarse.bestSeconds, exact.bestSeconds / (1 - 0.2));
+  }
   // An exact search (a cost gap of 0) is exact throughout.
   FusionSearchResult allExact = searchWithGaps(0, 0.2);
   FusionSearchResult scoresExact = searchWithGaps(0, 0);

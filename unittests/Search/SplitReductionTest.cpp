@@ -731,6 +731,7 @@ TEST(SplitReduction, NoWidenedCombineWhereTheFoldWalksTheColumns) {
   const int64_t blocks = k2.grid[0] * k2.grid[1] * k2.grid[2];
   std::vector<UGraph> wide = widenedCombines(pair);
   ASSERT_FALSE(wide.empty());
+  bool rowPerBlock = false;
   for (const UGraph &w : wide) {
     const UGraph &w2 = body(w, 1);
     EXPECT_GT(w2.grid[0] * w2.grid[1] * w2.grid[2], blocks);
@@ -740,7 +741,27 @@ TEST(SplitReduction, NoWidenedCombineWhereTheFoldWalksTheColumns) {
     EXPECT_EQ(w2.values[saver->operands[0]].shape[last],
               w2.values[saver->results[0]].shape[last])
         << "the columns stay whole";
+    if (w2.values[saver->operands[0]].shape[1] == 1)
+      rowPerBlock = true;
     VerificationResult vr = verifyAt64Bits(w, ref);
     EXPECT_EQ(vr.status, VerifyStatus::Equivalent) << vr.message;
   }
+  // The rows are not the contiguous dim, so the spread goes down to one
+  // row a block (MultiKernel.md, "Rows of one").
+  EXPECT_TRUE(rowPerBlock);
+}
+
+// The widening factors keep 8 elements a tile along the last dim (one
+// 16-byte copy of f16 a row) but go down to one along another, and never
+// past the search's grid bound.
+TEST(SplitReduction, WideningFactorsKeepWholeCopiesOnlyAlongTheLastDim) {
+  EXPECT_EQ(combineWideningFactors(64, 2, /*contiguous=*/true),
+            (std::vector<int64_t>{2, 4, 8}));
+  EXPECT_EQ(combineWideningFactors(64, 2, /*contiguous=*/false),
+            (std::vector<int64_t>{2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(combineWideningFactors(256, 1024, /*contiguous=*/false),
+            (std::vector<int64_t>{2, 4}));
+  // Powers of two that divide the extent: 12 stops at 4.
+  EXPECT_EQ(combineWideningFactors(12, 2, /*contiguous=*/false),
+            (std::vector<int64_t>{2, 4}));
 }

@@ -401,3 +401,37 @@ TEST(CostModel, RankingChargesGridsThatLeaveSMsIdle) {
   auto [smallSecs, smallRank] = rankOf(fusedMatmul(4, 256, 512, 4, 4));
   EXPECT_DOUBLE_EQ(smallRank, smallSecs);
 }
+
+// The charge is per kernel (CostModel.md, "Per kernel"): of a graph's
+// kernels only those that move a megabyte on a grid that leaves SMs idle
+// pay it, on their own estimate; a filling kernel, a small one and a tail
+// (which launches no grid) are ranked at their estimates. So filling the
+// large kernel of a pair pays off even where its small one cannot fill.
+TEST(CostModel, RankingChargesEachKernelThatLeavesSMsIdle) {
+  TargetInfo h100 = *lookupTarget("h100");
+  auto kernel = [](double bytes, int64_t blocks, double seconds) {
+    KernelCost k;
+    k.dramBytes = bytes;
+    k.blocks = blocks;
+    k.seconds = seconds;
+    return k;
+  };
+  KernelCost idle = kernel(10e6, 128, 10e-6);
+  KernelCost filled = kernel(10e6, 256, 11e-6);
+  KernelCost smallIdle = kernel(0.5e6, 8, 1e-6);
+  KernelCost tail = kernel(2e6, 8, 2e-6);
+  tail.inTail = true;
+  KernelCost combineIdle = kernel(1.1e6, 128, 3e-6);
+  std::vector<KernelCost> a{idle, smallIdle, tail};
+  EXPECT_DOUBLE_EQ(rankingSeconds(13e-6, a, h100),
+                   13e-6 + kUnderfillCharge * 10e-6);
+  std::vector<KernelCost> b{filled, combineIdle};
+  EXPECT_DOUBLE_EQ(rankingSeconds(14e-6, b, h100),
+                   14e-6 + kUnderfillCharge * 3e-6);
+  // The pair with the filled large kernel ranks first although its
+  // estimate is higher, and neither figure is below its estimate.
+  std::vector<KernelCost> c{idle, kernel(0.9e6, 128, 3.5e-6)};
+  EXPECT_LT(rankingSeconds(14e-6, b, h100), rankingSeconds(13.5e-6, c, h100));
+  std::vector<KernelCost> none{filled, smallIdle, tail};
+  EXPECT_DOUBLE_EQ(rankingSeconds(14e-6, none, h100), 14e-6);
+}

@@ -141,9 +141,10 @@ inline constexpr double kUnderfillCharge = 0.15;
 bool fillsMachine(const KernelCost &k, const TargetInfo &target);
 
 /// The figure the search and the expansion order launches by: the
-/// estimate `seconds` of `kernels`, times 1 + kUnderfillCharge if one of
-/// them does not fill the machine. Never below `seconds`, so a lower bound
-/// of the estimate bounds it too.
+/// estimate `seconds` of `kernels`, plus kUnderfillCharge times the
+/// estimate of each of them that does not fill the machine (charged where
+/// the SMs idle, not on the whole graph). Never below `seconds`, so a lower
+/// bound of the estimate bounds it too.
 double rankingSeconds(double seconds, llvm::ArrayRef<KernelCost> kernels,
                       const TargetInfo &target);
 inline double rankingSeconds(const GraphCost &c, const TargetInfo &target) {

@@ -159,7 +159,8 @@ void addSpread(const UGraph &pair, int32_t last, const UGraph &b, int axis,
   const int64_t e =
       refine ? b.values[b.ops[saved.def].operands[0]].shape[d] : saved.shape[d];
   const int64_t blocks = b.grid[0] * b.grid[1] * b.grid[2];
-  for (int64_t f : combineWideningFactors(e, blocks)) {
+  const bool contiguous = d + 1 == static_cast<int64_t>(saved.shape.size());
+  for (int64_t f : combineWideningFactors(e, blocks, contiguous)) {
     std::optional<UGraph> w = widen(b, axis, d, e, f, refine);
     if (!w)
       return; // the same checks fail for every factor
@@ -172,9 +173,11 @@ void addSpread(const UGraph &pair, int32_t last, const UGraph &b, int axis,
 } // namespace
 
 std::vector<int64_t> fusion::combineWideningFactors(int64_t extent,
-                                                    int64_t blocks) {
+                                                    int64_t blocks,
+                                                    bool contiguous) {
   std::vector<int64_t> out;
-  for (int64_t f = 2; extent % f == 0 && extent / f >= kMinCombineTile &&
+  const int64_t minTile = contiguous ? kMinCombineTile : 1;
+  for (int64_t f = 2; extent % f == 0 && extent / f >= minTile &&
                       blocks * f <= kSearchMaxBlocks;
        f *= 2)
     out.push_back(f);

@@ -414,8 +414,10 @@ bool instantiateSplit(const UGraph &block, const SplitPlan &plan,
 
 //===--- CombineGrid.cpp --------------------------------------------------===//
 
-/// The fewest elements a widened combine's tile keeps along its new dim
-/// (16 bytes of f16: one vector store per row).
+/// The fewest elements a widened combine's tile keeps along its last dim
+/// (16 bytes of f16: one vector store per row). Along another dim a tile
+/// may keep one element: its rows stay whole runs (MultiKernel.md,
+/// "Refined rows").
 constexpr int64_t kMinCombineTile = 8;
 
 /// The largest grid the search enumerates: a bound of the search space, not
@@ -424,8 +426,10 @@ constexpr int64_t kSearchMaxBlocks = 4096;
 
 /// The factors a combine of `blocks` blocks may be spread by along a dim of
 /// extent `extent`: powers of two from 2 that divide it, leaving at least
-/// kMinCombineTile elements per tile and at most kSearchMaxBlocks blocks.
-std::vector<int64_t> combineWideningFactors(int64_t extent, int64_t blocks);
+/// kMinCombineTile elements per tile along the last (`contiguous`) dim, one
+/// along another, and at most kSearchMaxBlocks blocks.
+std::vector<int64_t> combineWideningFactors(int64_t extent, int64_t blocks,
+                                            bool contiguous);
 
 /// Copies of a split pair `pair` (a kernel graph whose last custom kernel
 /// folds the partials: instantiateSplit, localizeSplitMax) with that kernel
