@@ -129,6 +129,41 @@ AxisMap operandMap(const Partition &p, llvm::ArrayRef<int64_t> opShape,
   return m;
 }
 
+/// A candidate launch of the expansion: its ranking figure, its blocks
+/// (the largest grid of its kernels), and whether it is one kernel.
+struct RankedLaunch {
+  double rank;
+  int64_t blocks;
+  bool single;
+};
+
+/// The candidate the expansion takes (Lowering.md, "Large matmuls"):
+/// ranking figures within 1 % of the lowest are the model's noise
+/// (launch-bound kernels differ in the fourth digit); among them the grid
+/// that gives more SMs a block wins, then a single kernel, then the
+/// earlier candidate. `launches` is not empty.
+size_t pickRanked(llvm::ArrayRef<RankedLaunch> launches,
+                  const TargetInfo &target) {
+  constexpr double kTieFraction = 0.01;
+  double lowest = launches.front().rank;
+  for (const RankedLaunch &l : launches)
+    lowest = std::min(lowest, l.rank);
+  auto filled = [&](const RankedLaunch &l) {
+    return std::min<int64_t>(l.blocks, target.numSMs);
+  };
+  std::optional<size_t> best;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const RankedLaunch &l = launches[i];
+    if (l.rank > lowest * (1 + kTieFraction))
+      continue;
+    if (!best || filled(l) > filled(launches[*best]) ||
+        (filled(l) == filled(launches[*best]) && l.single &&
+         !launches[*best].single))
+      best = i;
+  }
+  return *best;
+}
+
 struct Expander {
   const UGraph &src;
   const KernelExpansionOptions &opt;
@@ -274,32 +309,53 @@ struct Expander {
   UGraph reduceKernel(const Shape &xs, ElemType type, const Shape &os,
                       int64_t d, int64_t s, ReduceKind kind,
                       bool spread = false) const {
-    // Fill the machine where the input is large: output tiles small enough
-    // for a block per SM (down to one output row per block), each reduced
-    // by all the block's threads (the plan's lanes and tree).
+    return chunkReduceKernel(xs, type, reducePartition(xs, type, os, d, spread),
+                             d, s, kind, /*splits=*/1, /*splitAxis=*/-1);
+  }
+
+  /// The reduce expansion's output tiles: where the input is large (or
+  /// with `spread`), small enough for a block per SM, down to one output
+  /// row per block, each reduced by all the block's threads (the plan's
+  /// lanes and tree). Dim `d` stays whole.
+  Partition reducePartition(const Shape &xs, ElemType type, const Shape &os,
+                            int64_t d, bool spread) const {
     int64_t outElems = opt.elementwiseTileElems / 4;
     if (spread || static_cast<double>(numElements(xs)) * elemTypeBytes(type) >=
                       kFillBytes)
       outElems = std::min(
           outElems, std::max<int64_t>(1, numElements(os) / target.numSMs));
-    Partition p = partition(os, outElems, 256, {d});
+    return partition(os, outElems, 256, {d});
+  }
+
+  /// The reduce block graph on output tiles `p`, with dim `d` of the input
+  /// cut into `splits` contiguous chunks over grid axis `splitAxis` (free
+  /// in `p`) when splits > 1: each block reduces its chunk to `s` and
+  /// saves it at its chunk's place in a [.., splits·s, ..] tensor.
+  UGraph chunkReduceKernel(const Shape &xs, ElemType type, const Partition &p,
+                           int64_t d, int64_t s, ReduceKind kind,
+                           int64_t splits, int splitAxis) const {
     // Chunks of the reduced dim per iteration: a multiple of the target
     // size (so each chunk's strided reduction lines up with the output) of
     // at most about the element budget.
-    int64_t other = numElements(p.tile) / std::max<int64_t>(os[d], 1);
-    int64_t groups = xs[d] / s;
+    int64_t other = numElements(p.tile) / std::max<int64_t>(p.tile[d], 1);
+    int64_t groups = xs[d] / splits / s;
     int64_t perIter = divisorAtMost(
         groups, std::max<int64_t>(opt.elementwiseTileElems / (other * s), 1));
     int64_t forloop = groups / perIter;
+    AxisMap map = p.map;
     UGraph b(Level::Block);
     b.grid = p.grid;
+    if (splits > 1) {
+      b.grid[splitAxis] = splits;
+      map[splitAxis] = d;
+    }
     b.forloopRange = forloop;
     int32_t in = b.addInput(xs, type);
-    int32_t xt = b.addInputIterator(in, p.map, forloop > 1 ? d : -1);
+    int32_t xt = b.addInputIterator(in, map, forloop > 1 ? d : -1);
     int32_t red = b.addReduce(kind, xt, d, s);
     int32_t acc = b.addAccum(
         kind == ReduceKind::max ? AccumKind::max : AccumKind::sum, red, -1, 0);
-    b.markOutput(b.addOutputSaver(acc, p.map));
+    b.markOutput(b.addOutputSaver(acc, map));
     return b;
   }
 
@@ -342,33 +398,40 @@ struct Expander {
     return plan.launchable && plan.sharedBytes <= opt.sharedMemoryBytes;
   }
 
-  /// The ranking figure of a tiling's kernels (CostModel.h,
-  /// rankingSeconds), or nothing if one cannot launch within the
-  /// shared-memory budget.
-  std::optional<double> tilingRank(const UOp &op, const MatmulTiling &t) const {
-    UGraph k1 = matmulKernel(op, t);
-    if (!fits(k1))
-      return std::nullopt;
-    // Priced as the graph the lowering emits: a split pair's combine may
-    // run in the split kernel's launch (TailCombine.md), which only the
-    // graph's estimate sees.
+  /// The ranking figure (CostModel.h, rankingSeconds) of `kernels` run one
+  /// after another, the first over `inputs`, each later one over the
+  /// result of the one before; nothing if one cannot launch within the
+  /// shared-memory budget. Priced as the graph the lowering emits: a split
+  /// pair's combine may run in the split kernel's launch (TailCombine.md),
+  /// which only the graph's estimate sees.
+  std::optional<double> chainRank(llvm::ArrayRef<const UValue *> inputs,
+                                  llvm::ArrayRef<UGraph> kernels) const {
     UGraph g;
-    const UValue &a = val(op.operands[0]), &b = val(op.operands[1]);
-    int32_t kernel =
-        g.addCustom({g.addInputLike(a), g.addInputLike(b)}, std::move(k1));
-    if (t.splits > 1) {
-      UGraph k2 = splitCombineKernel(op, t);
-      if (kernel < 0 || !fits(k2))
+    llvm::SmallVector<int32_t, 2> operands;
+    for (const UValue *in : inputs)
+      operands.push_back(g.addInputLike(*in));
+    int32_t kernel = -1;
+    for (const UGraph &k : kernels) {
+      if (!fits(k))
         return std::nullopt;
-      kernel = g.addCustom({kernel}, std::move(k2));
+      kernel = g.addCustom(operands, k);
+      if (kernel < 0)
+        return std::nullopt;
+      operands.assign({kernel});
     }
-    if (kernel < 0)
-      return std::nullopt;
     g.markOutput(kernel);
     GraphCost c = estimateCost(g, target);
     if (!c.fits)
       return std::nullopt;
     return rankingSeconds(c, target);
+  }
+
+  /// The ranking figure of a tiling's kernels (chainRank).
+  std::optional<double> tilingRank(const UOp &op, const MatmulTiling &t) const {
+    llvm::SmallVector<UGraph, 2> kernels{matmulKernel(op, t)};
+    if (t.splits > 1)
+      kernels.push_back(splitCombineKernel(op, t));
+    return chainRank({&val(op.operands[0]), &val(op.operands[1])}, kernels);
   }
 
   /// The small-matmul rule: the largest tiles within the options, grown
@@ -466,27 +529,10 @@ struct Expander {
       }
     if (priced.empty())
       return base;
-    // Ranking figures within kTieFraction of the lowest are the model's
-    // noise (launch-bound kernels differ in the fourth digit): among them
-    // the grid that gives more SMs a block wins, then the single kernel,
-    // then the earlier candidate.
-    constexpr double kTieFraction = 0.01;
-    double lowest = priced.front().rank;
+    llvm::SmallVector<RankedLaunch> launches;
     for (const Priced &p : priced)
-      lowest = std::min(lowest, p.rank);
-    const Priced *best = nullptr;
-    auto filled = [&](const Priced &p) {
-      return std::min<int64_t>(p.blocks, target.numSMs);
-    };
-    for (const Priced &p : priced) {
-      if (p.rank > lowest * (1 + kTieFraction))
-        continue;
-      if (!best || filled(p) > filled(*best) ||
-          (filled(p) == filled(*best) && p.tiling.splits == 1 &&
-           best->tiling.splits > 1))
-        best = &p;
-    }
-    return best->tiling;
+      launches.push_back({p.rank, p.blocks, p.tiling.splits == 1});
+    return priced[pickRanked(launches, target)].tiling;
   }
 
   bool matmul(const UOp &op) {
@@ -568,7 +614,82 @@ struct Expander {
     if (b.grid != spread.grid && spread.error.empty() && fits(spread) &&
         ownSeconds(spread) + target.launchSeconds < ownSeconds(b))
       b = std::move(spread);
+    if (std::optional<std::pair<UGraph, UGraph>> pair =
+            rankedSplitReduce(op, b))
+      return emitPair(op, std::move(pair->first), std::move(pair->second),
+                      "reduce");
     return emit(op, std::move(b), "reduce");
+  }
+
+  /// A reduce that moves a megabyte on a grid that leaves SMs idle (fewer
+  /// output rows than SMs) may split its reduced dim (Lowering.md, "a
+  /// reduce of few long rows splits them"): the cheapest split pair by the
+  /// ranking figure, if it ranks below `single`, the rule's kernel (within
+  /// the 1 % tie band, the fuller grid). Nullopt: keep `single`.
+  std::optional<std::pair<UGraph, UGraph>>
+  rankedSplitReduce(const UOp &op, const UGraph &single) const {
+    const UValue &x = val(op.operands[0]);
+    const Shape &os = val(op.results[0]).shape;
+    const int64_t d = op.dim, s = op.size;
+    const int64_t blocks = single.grid[0] * single.grid[1] * single.grid[2];
+    if (bytesOf(x) < kFillBytes || target.fillsMachine(blocks))
+      return std::nullopt;
+    Partition p = reducePartition(x.shape, x.type, os, d, /*spread=*/false);
+    if (p.grid != single.grid)
+      return std::nullopt; // the spread rule chose other tiles
+    int splitAxis = -1;
+    for (int a = 2; a >= 0; --a)
+      if (p.map[a] < 0 && p.grid[a] == 1)
+        splitAxis = a;
+    if (splitAxis < 0)
+      return std::nullopt;
+    // Chunks of at least this many elements: a block's worth of 16-byte
+    // copies, so that a split kernel is not all round trips.
+    constexpr int64_t kMinChunk = 256;
+    std::optional<double> singleRank = chainRank({&x}, {single});
+    if (!singleRank)
+      return std::nullopt;
+    // The rule's kernel first: it wins a tie of grids.
+    llvm::SmallVector<RankedLaunch> launches{{*singleRank, blocks, true}};
+    std::vector<std::pair<UGraph, UGraph>> pairs;
+    for (int64_t splits = 2; x.shape[d] % (splits * s) == 0 &&
+                             x.shape[d] / splits >= std::max(kMinChunk, s) &&
+                             blocks * splits <= kPreferredBlocks;
+         splits *= 2) {
+      Shape partials = os;
+      partials[d] = splits * s;
+      UGraph k1 = chunkReduceKernel(x.shape, x.type, p, d, s, op.reduceKind(),
+                                    splits, splitAxis);
+      if (!k1.error.empty())
+        continue;
+      for (bool spread : {false, true}) {
+        UGraph k2 =
+            reduceKernel(partials, x.type, os, d, s, op.reduceKind(), spread);
+        if (!k2.error.empty())
+          continue;
+        if (std::optional<double> rank = chainRank({&x}, {k1, k2})) {
+          launches.push_back({*rank, blocks * splits, false});
+          pairs.emplace_back(k1, std::move(k2));
+        }
+      }
+    }
+    size_t best = pickRanked(launches, target);
+    if (best == 0)
+      return std::nullopt;
+    return pairs[best - 1];
+  }
+
+  /// Adds a pair of kernels computing `op`: `k1` over its operand, `k2`
+  /// over `k1`'s result.
+  bool emitPair(const UOp &op, UGraph k1, UGraph k2, llvm::StringRef what) {
+    int32_t partial = out.addCustom({map[op.operands[0]]}, std::move(k1));
+    if (partial < 0)
+      return fail(op, what, out.error);
+    int32_t result = out.addCustom({partial}, std::move(k2));
+    if (result < 0)
+      return fail(op, what, out.error);
+    map[op.results[0]] = result;
+    return true;
   }
 
   /// A block graph's estimate as a launch of its own.

@@ -479,3 +479,38 @@ TEST(KernelExpansion, FingerprintsSeeFmaPricingAndTheExpansion) {
   EXPECT_NE(emitted, emittedCostFingerprint(narrow));
   EXPECT_NE(emitted, emittedCostFingerprint(*lookupTarget("a100")));
 }
+
+// Lowering.md ("a reduce of few long rows splits them"): the output rows
+// alone cannot fill the machine, so a reduce of 8 rows of 131,072 (2 MB)
+// splits each row into contiguous chunks on a filling grid, and a second
+// kernel folds the chunks. Sum and max, and a strided reduce to 64 (each
+// chunk a multiple of 64), all equal to the op.
+TEST(KernelExpansion, FewLongRowsSplitTheirReduction) {
+  TargetInfo t = *lookupTarget(kDefaultTarget);
+  for (auto [kind, to] : {std::pair{ReduceKind::sum, int64_t(1)},
+                          std::pair{ReduceKind::max, int64_t(1)},
+                          std::pair{ReduceKind::sum, int64_t(64)}}) {
+    UGraph g;
+    g.markOutput(
+        g.addReduce(kind, g.addInput({8, 131072}, ElemType::F16), 1, to));
+    std::string err;
+    std::optional<UGraph> e = expandPredefinedKernels(g, {}, err);
+    ASSERT_TRUE(e.has_value()) << err;
+    ASSERT_EQ(e->ops.size(), 2u) << "a split kernel and its fold";
+    const UGraph &k1 = e->bodies[e->ops[0].body];
+    EXPECT_TRUE(t.fillsMachine(k1.grid[0] * k1.grid[1] * k1.grid[2]));
+    const Shape &partials = e->values[e->ops[0].results[0]].shape;
+    EXPECT_EQ(partials[0], 8);
+    EXPECT_GT(partials[1], to);
+    EXPECT_EQ(partials[1] % to, 0);
+    expectExpansionEqual(g);
+  }
+  // Below a megabyte the rule's kernel stays one kernel.
+  UGraph small;
+  small.markOutput(small.addReduce(
+      ReduceKind::sum, small.addInput({8, 16384}, ElemType::F16), 1, 1));
+  std::string err;
+  std::optional<UGraph> e = expandPredefinedKernels(small, {}, err);
+  ASSERT_TRUE(e.has_value()) << err;
+  EXPECT_EQ(e->ops.size(), 1u);
+}
