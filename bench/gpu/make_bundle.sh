@@ -281,15 +281,17 @@ PY
   fi
 done
 
-# The calibration probes: one term of the cost model each.
+# The calibration probes: one term of the cost model each. Without tails
+# (TailCombine.md): a launch chain or an L2 writer and its reader fused into
+# one launch would no longer measure the launch or the L2 term.
 if [ "$PROBES" != 0 ]; then
   dir=$OUT/probes
   mkdir -p "$dir"
-  log "probes: make_probes.py${PROBE_OPTIONS:+ $PROBE_OPTIONS}, mirage-kernels-to-ptx{chip=$CHIP}"
+  log "probes: make_probes.py${PROBE_OPTIONS:+ $PROBE_OPTIONS}, mirage-kernels-to-ptx{chip=$CHIP tail-combine=false}"
   # shellcheck disable=SC2086 # PROBE_OPTIONS holds several options
   if python3 "$ROOT/bench/gpu/make_probes.py" "$dir/probes.mlir" $PROBE_OPTIONS 2>"$dir/make_probes.log" &&
      run_opt probes "$dir" "$dir/probes.mlir" -o /dev/null \
-       --pass-pipeline="builtin.module(mirage-kernels-to-ptx{chip=$CHIP output-dir=$dir})"; then
+       --pass-pipeline="builtin.module(mirage-kernels-to-ptx{chip=$CHIP output-dir=$dir tail-combine=false})"; then
     rm -f "$dir/make_probes.log"
     check_manifests probes "$dir"
   else

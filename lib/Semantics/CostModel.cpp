@@ -352,14 +352,17 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
   for (size_t i = 0; i < g.ops.size(); ++i)
     if (plans[i])
       own[i] = estimateKernel(g.bodies[g.ops[i].body], *plans[i], target);
-  // tails[i]: kernel i runs in kernel i - 1's launch; a kernel that does
-  // is not a producer of another (as the lowering decides).
-  std::vector<std::optional<TailCombine>> tails(g.ops.size());
-  for (size_t i = 1; i < g.ops.size(); ++i)
-    if (plans[i] && plans[i - 1] && !tails[i - 1])
-      tails[i] = planTailCombine(g, static_cast<int32_t>(i - 1),
-                                 *plans[i - 1], *plans[i], target,
-                                 /*why=*/nullptr, own[i]->seconds);
+  // tails[i]: kernel i runs in kernel i - 1's launch (as the lowering
+  // decides: planTails).
+  std::vector<const KernelPlan *> planned(g.ops.size(), nullptr);
+  std::vector<double> ownSeconds(g.ops.size(), 0);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (plans[i]) {
+      planned[i] = &*plans[i];
+      ownSeconds[i] = own[i]->seconds;
+    }
+  std::vector<std::optional<TailCombine>> tails =
+      planTails(g, planned, target, ownSeconds);
   bool launched = false;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const UOp &op = g.ops[i];
@@ -376,12 +379,14 @@ GraphCost mirage::estimateCost(const UGraph &g, const TargetInfo &target) {
     } else {
       const UGraph &b = g.bodies[op.body];
       k = *own[i];
-      // A producer allocates its tail's tiles too (its occupancy, and so
-      // its estimate, stay as they are: planTailCombine).
+      // A producer allocates its tail's tiles too, at the fused launch's
+      // blocks per SM (planTailCombine).
       if (i + 1 < g.ops.size() && tails[i + 1]) {
-        bool dynamic = false;
-        k.smemBytes =
-            tailCombineSharedBytes(*plans[i], *plans[i + 1], target, dynamic);
+        KernelPlan fused =
+            fusedProducerPlan(*tails[i + 1], *plans[i], *plans[i + 1], target);
+        if (fused.residentBlocksPerSM != plans[i]->residentBlocksPerSM)
+          k = estimateKernel(b, fused, target);
+        k.smemBytes = fused.sharedBytes;
       }
       if (tail) {
         k.inTail = true;
@@ -601,15 +606,16 @@ std::vector<UGraph> fingerprintProbes() {
   g.markOutput(g.addUnary(UnaryKind::exp, y));
   probes.push_back(std::move(g));
   // A split-K pair whose combine runs in its split kernel's tail
-  // (TailCombine.md): 4 column groups of 8 splits, one combine block each.
-  {
+  // (TailCombine.md): 4 column groups of 8 splits, one combine block each;
+  // over K = 2048 the fused launch holds fewer split blocks per SM.
+  for (int64_t k : {256, 2048}) {
     UGraph pair;
-    int32_t px = pair.addInput({8, 256}, ElemType::F16);
-    int32_t pw = pair.addInput({256, 64}, ElemType::F16);
+    int32_t px = pair.addInput({8, k}, ElemType::F16);
+    int32_t pw = pair.addInput({k, 64}, ElemType::F16);
     UGraph split(Level::Block);
     split.grid = {4, 8, 1};
-    int32_t sx = split.addInput({8, 256}, ElemType::F16);
-    int32_t sw = split.addInput({256, 64}, ElemType::F16);
+    int32_t sx = split.addInput({8, k}, ElemType::F16);
+    int32_t sw = split.addInput({k, 64}, ElemType::F16);
     int32_t prod = split.addMatmul(split.addInputIterator(sx, {-1, 1, -1}, -1),
                                    split.addInputIterator(sw, {1, 0, -1}, -1));
     split.markOutput(split.addOutputSaver(

@@ -50,12 +50,11 @@ int64_t mirage::tailCombineSharedBytes(const KernelPlan &p,
   return sharedLayoutBytes(buffers, target, dynamic);
 }
 
-std::optional<TailCombine>
-mirage::planTailCombine(const UGraph &g, int32_t producer,
-                        const KernelPlan &producerPlan,
-                        const KernelPlan &consumerPlan,
-                        const TargetInfo &target, std::string *why,
-                        std::optional<double> consumerOwnSeconds) {
+std::optional<TailCombine> mirage::planTailCombine(
+    const UGraph &g, int32_t producer, const KernelPlan &producerPlan,
+    const KernelPlan &consumerPlan, const TargetInfo &target, std::string *why,
+    std::optional<double> producerOwnSeconds,
+    std::optional<double> consumerOwnSeconds) {
   auto fail = [&](const char *reason) -> std::optional<TailCombine> {
     if (why)
       *why = reason;
@@ -68,6 +67,9 @@ mirage::planTailCombine(const UGraph &g, int32_t producer,
     return fail("not two graph-defined kernels");
   if (!producerPlan.launchable || !consumerPlan.launchable)
     return fail("a kernel does not launch");
+  // A tail is priced by its round trips, bytes and serial steps
+  // (tailCombineSeconds), not by arithmetic: a consumer that multiplies
+  // matrices is a kernel of its own, not a combine.
   // The consumer's phases run in the producer's block; a block wider than
   // they are leaves its other threads out of them (WideBlocks.md).
   if (consumerPlan.threads > producerPlan.threads)
@@ -75,9 +77,16 @@ mirage::planTailCombine(const UGraph &g, int32_t producer,
   bool dynamic = false;
   int64_t shared =
       tailCombineSharedBytes(producerPlan, consumerPlan, target, dynamic);
-  if (shared > target.smemBytesPerBlock ||
-      residentBlocksPerSM(shared, producerPlan.threads, target) !=
-          producerPlan.residentBlocksPerSM)
+  const int64_t resident =
+      residentBlocksPerSM(shared, producerPlan.threads, target);
+  if (shared > target.smemBytesPerBlock || resident < 1)
+    return fail("the two kernels' shared memory exceeds a block's");
+  // Lowering the producer's occupancy is weighed for combines only: the
+  // tail's price counts round trips, bytes and serial steps, not a
+  // consumer's matrix products (TailCombine.md, "a tail that lowers the
+  // producer's occupancy").
+  if (resident < producerPlan.residentBlocksPerSM &&
+      !consumerPlan.matmuls.empty())
     return fail("the consumer's shared memory lowers the producer's "
                 "occupancy");
 
@@ -135,13 +144,76 @@ mirage::planTailCombine(const UGraph &g, int32_t producer,
   // one SM, a round trip each, where their own launch spreads them.
   if (t.consumerBlocksPerGroup != 1)
     return fail("more than one consumer block per group");
-  // Only where the tail is cheaper than the consumer's own launch.
+  // Only where the fused launch is cheaper than the two: the tail against
+  // the consumer's own launch, and where the consumer's shared memory
+  // lowers the producer's blocks per SM, the producer at that residency
+  // against the producer as planned.
+  t.producerResidentBlocksPerSM =
+      std::min(resident, producerPlan.residentBlocksPerSM);
   if (!consumerOwnSeconds)
     consumerOwnSeconds = estimateKernel(cb, consumerPlan, target).seconds;
-  if (tailCombineSeconds(t, consumerPlan, cb.forloopRange, target) >=
-      *consumerOwnSeconds)
-    return fail("the consumer is faster as its own launch");
+  double lowered = 0;
+  if (t.producerResidentBlocksPerSM < producerPlan.residentBlocksPerSM) {
+    if (!producerOwnSeconds)
+      producerOwnSeconds = estimateKernel(pb, producerPlan, target).seconds;
+    lowered = estimateKernel(
+                  pb, fusedProducerPlan(t, producerPlan, consumerPlan, target),
+                  target)
+                  .seconds -
+              *producerOwnSeconds;
+  }
+  t.savedSeconds =
+      *consumerOwnSeconds -
+      (lowered + tailCombineSeconds(t, consumerPlan, cb.forloopRange, target));
+  if (t.savedSeconds <= 0)
+    return fail(t.producerResidentBlocksPerSM < producerPlan.residentBlocksPerSM
+                    ? "at the occupancy the consumer's shared memory leaves "
+                      "the producer, two launches are faster"
+                    : "the consumer is faster as its own launch");
   return t;
+}
+
+std::vector<std::optional<TailCombine>>
+mirage::planTails(const UGraph &g, llvm::ArrayRef<const KernelPlan *> plans,
+                  const TargetInfo &target, llvm::ArrayRef<double> ownSeconds) {
+  const size_t n = g.ops.size();
+  // pair[i]: kernel i in kernel i - 1's launch, where that pays.
+  std::vector<std::optional<TailCombine>> pair(n), tails(n);
+  for (size_t i = 1; i < n; ++i)
+    if (plans[i - 1] && plans[i])
+      pair[i] = planTailCombine(
+          g, static_cast<int32_t>(i - 1), *plans[i - 1], *plans[i], target,
+          /*why=*/nullptr,
+          ownSeconds.empty() ? std::nullopt
+                             : std::optional<double>(ownSeconds[i - 1]),
+          ownSeconds.empty() ? std::nullopt
+                             : std::optional<double>(ownSeconds[i]));
+  // best[i + 1]: the most saved over kernels 0 .. i, pairs not sharing a
+  // kernel (a path's maximum matching).
+  std::vector<double> best(n + 1, 0);
+  for (size_t i = 1; i < n; ++i) {
+    best[i + 1] = best[i];
+    if (pair[i] && best[i - 1] + pair[i]->savedSeconds > best[i + 1])
+      best[i + 1] = best[i - 1] + pair[i]->savedSeconds;
+  }
+  for (size_t i = n; i-- > 1;) {
+    if (best[i + 1] == best[i])
+      continue; // kernel i launches by itself
+    tails[i] = std::move(pair[i]);
+    --i; // kernel i - 1 is its producer
+  }
+  return tails;
+}
+
+KernelPlan mirage::fusedProducerPlan(const TailCombine &t,
+                                     const KernelPlan &producerPlan,
+                                     const KernelPlan &consumerPlan,
+                                     const TargetInfo &target) {
+  KernelPlan plan = producerPlan;
+  plan.sharedBytes = tailCombineSharedBytes(producerPlan, consumerPlan, target,
+                                            plan.dynamicShared);
+  plan.residentBlocksPerSM = t.producerResidentBlocksPerSM;
+  return plan;
 }
 
 double mirage::tailCombineSeconds(const TailCombine &,

@@ -82,7 +82,7 @@ func.func @gated_mlp(%x: tensor<8x32768xf16>, %w1: tensor<32768x256xf16>, %w2: t
 
 // The reference's expansion: each matmul a split-K pair (Lowering.md,
 // "Large matmuls"), then silu and the gate's product.
-// CPU: remark: graph 'gated' on the CPU matches the evaluator: {{.*}} 6 kernels, ran in
+// CPU: remark: graph 'gated' on the CPU matches the evaluator: {{.*}} 5 kernels, ran in
 // The pair is one launch: the split kernel's last block of each group of
 // column tiles runs its combine block (TailCombine.md).
 // CPU: remark: graph 'gated_opt' on the CPU matches the evaluator: {{.*}} 1 kernel, ran in

@@ -5,8 +5,10 @@
 // By default the winner is a looping split pair (prefix LOOPING): the keys
 // split over 32 blocks per row tile (128 blocks: a grid that fills the
 // machine, CostModel.md "Ranking"), each looping over its part with a
-// running max (OnlineSoftmax.md), and a combine spread over the head dim
-// (MultiKernel.md, "Combining kernels that fill the machine"). Without
+// running max (OnlineSoftmax.md), and a combine of one block per row tile
+// that runs in the split kernel's tail (TailCombine.md: the fused launch
+// holds fewer blocks per SM, which costs this split kernel nothing by the
+// model), one launch in all. Without
 // split pairs (split-kernels=false) the winner is one flash-attention
 // kernel (prefix FLASH): its for-loop walks the keys with a running max of
 // the score row, the exp shifted by cur and the sums rescaled by
@@ -26,7 +28,7 @@
 // RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6" -o %t.looping.mlir 2>%t.looping.err
 // RUN: FileCheck %s --check-prefix=LOOPING < %t.looping.mlir
 // RUN: FileCheck %s --check-prefix=REMARK < %t.looping.err
-// RUN: mirage-opt %t.looping.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: mirage-opt %t.looping.mlir --mirage-check-on-cpu --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPCPU
 // RUN: mirage-opt %s --mirage-import --mirage-superoptimize="cache=off threads=2 progress=false max-block-ops=6 split-kernels=false" -o %t.flash.mlir 2>%t.flash.err
 // RUN: FileCheck %s --check-prefix=FLASH < %t.flash.mlir
 // RUN: FileCheck %s --check-prefix=FLASHREMARK < %t.flash.err
@@ -59,20 +61,21 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
 
 // The looping split pair: kernel 1 loops over its split of the keys with
 // a running max, rescales its sums and saves the last max; kernel 2 folds
-// the splits of each row on a grid over the rows and the 64 columns (8 × 4
-// blocks of 8 rows by 16 columns since the fill rule of issue 20 counts
-// 128-block grids as underfilled too).
+// the splits of each row tile in one block, all 64 columns (so it can run
+// in kernel 1's tail; the CPU run below counts one launch). Spread over
+// the columns (8 × 4 blocks, its own launch) it ranked first while a tail
+// could not lower the split kernel's occupancy.
 // LOOPING: mirage_kernel.graph "graph0_opt" reference "graph0"
 // LOOPING-NOT: mirage_kernel.reduce
 // LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, {{[0-9]+}}, 1] forloop = {{[2-9]|[1-9][0-9]+}} :
 // LOOPING: %[[S:.*]] = mirage_block.matmul
 // LOOPING: %[[P:[a-z0-9_]+]], %[[C:[a-z0-9_]+]] = mirage_block.running_max %[[S]] dim 2
 // LOOPING: mirage_block.accum {{sum|sum_last}} {{.*}} rescale
-// LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, {{[2-9]|[1-9][0-9]+}}, 1] forloop = 1
+// LOOPING: mirage_kernel.custom({{.*}}) grid = [{{[0-9]+}}, 1, 1] forloop = 1
 // LOOPING: mirage_block.reduce max
-// LOOPING: mirage_block.input_iterator {{.*}} imap = [{{-?[0-9]}}, 2, -1] fmap = -1 : tensor<{{[0-9]+}}x64x64xf16>
+// LOOPING: mirage_block.input_iterator {{.*}} imap = [{{-?[0-9]}}, -1, -1] fmap = -1 : tensor<{{[0-9]+}}x64x64xf16> -> tensor<{{[0-9]+}}x{{[0-9]+}}x64xf16>
 // LOOPING: mirage_block.binary div
-// LOOPING: mirage_block.output_saver {{.*}} omap = [{{-?[0-9]}}, 2, -1]
+// LOOPING: mirage_block.output_saver {{.*}} omap = [{{-?[0-9]}}, -1, -1]
 // LOOPING-NOT: mirage_kernel.custom
 
 // One flash-attention kernel: no scores kernel, no row-max kernel, no
@@ -136,3 +139,4 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: ten
 // VERIFY: remark: graph 'graph0_opt' is equivalent to reference 'graph0'
 
 // CPU: remark: graph 'graph0_opt' on the CPU matches the evaluator
+// LOOPCPU: remark: graph 'graph0_opt' on the CPU matches the evaluator: {{.*}} 1 kernel,

@@ -122,20 +122,70 @@ TEST(TailCombine, TailSecondsAreBoundedBelow) {
   EXPECT_LT(s1, estimateKernel(one.bodies[one.ops[1].body], c1, target).seconds);
 }
 
-// The fused kernel allocates both kernels' tiles; where that would hold
-// fewer producer blocks per SM, the pair stays two launches. Over K, the
-// producer's tiles grow and at some K the consumer's 64 x 16 tile tips the
-// occupancy; below it the pair fuses.
-TEST(TailCombine, ConsumerMustNotLowerOccupancy) {
+// The fused kernel allocates both kernels' tiles; where that holds fewer
+// producer blocks per SM (TailCombine.md, "a tail that lowers the
+// producer's occupancy"), the pair fuses only if the producer at the lower
+// residency plus the tail beats the producer as planned plus the
+// consumer's own launch, and then the model prices the producer at that
+// residency. Over K the producer's tiles grow until the consumer's 64 x 16
+// tile tips the occupancy.
+TEST(TailCombine, ATailThatLowersOccupancyIsPricedAtIt) {
   EXPECT_TRUE(plan(splitKPair(4, false, 256)));
-  bool refused = false;
-  for (int64_t k = 512; k <= 65536 && !refused; k *= 2) {
-    std::string why;
-    if (!plan(splitKPair(4, false, k), &why))
-      refused = why == "the consumer's shared memory lowers the producer's "
-                       "occupancy";
-  }
-  EXPECT_TRUE(refused);
+  // Counts of pairs whose fused launch would lower the residency: fused,
+  // and left as two launches.
+  auto weigh = [](const TargetInfo &target, int &taken, int &refused) {
+    for (int64_t k = 512; k <= 65536; k *= 2) {
+      UGraph g = splitKPair(4, false, k);
+      const UGraph &pb = g.bodies[g.ops[0].body];
+      const UGraph &cb = g.bodies[g.ops[1].body];
+      KernelPlan pp = planKernel(pb, target), cp = planKernel(cb, target);
+      bool dynamic = false;
+      int64_t resident = residentBlocksPerSM(
+          tailCombineSharedBytes(pp, cp, target, dynamic), pp.threads, target);
+      if (resident >= pp.residentBlocksPerSM)
+        continue;
+      std::string why;
+      std::optional<TailCombine> t =
+          planTailCombine(g, 0, pp, cp, target, &why);
+      // What the decision weighs, computed here from its parts.
+      TailCombine probe;
+      probe.producerResidentBlocksPerSM = resident;
+      KernelPlan fused = fusedProducerPlan(probe, pp, cp, target);
+      EXPECT_EQ(fused.residentBlocksPerSM, resident);
+      double producerThere = estimateKernel(pb, fused, target).seconds;
+      double producerOwn = estimateKernel(pb, pp, target).seconds;
+      double consumerOwn = estimateKernel(cb, cp, target).seconds;
+      double tail = tailCombineSeconds(probe, cp, cb.forloopRange, target);
+      GraphCost c = estimateCost(g, target);
+      ASSERT_EQ(c.kernels.size(), 2u);
+      if (t) {
+        ++taken;
+        EXPECT_EQ(t->producerResidentBlocksPerSM, resident) << "K = " << k;
+        EXPECT_LT(producerThere + tail, producerOwn + consumerOwn);
+        EXPECT_TRUE(c.kernels[1].inTail);
+        EXPECT_EQ(c.kernels[0].blocksPerSM, resident);
+        EXPECT_DOUBLE_EQ(c.kernels[0].seconds, producerThere);
+      } else {
+        ++refused;
+        EXPECT_EQ(why, "at the occupancy the consumer's shared memory "
+                       "leaves the producer, two launches are faster");
+        EXPECT_GE(producerThere + tail, producerOwn + consumerOwn);
+        EXPECT_FALSE(c.kernels[1].inTail);
+        EXPECT_EQ(c.kernels[0].blocksPerSM, pp.residentBlocksPerSM);
+      }
+    }
+  };
+  int taken = 0, refused = 0;
+  weigh(*lookupTarget("h100"), taken, refused);
+  EXPECT_GT(taken, 0) << "latency-bound producers lose nothing at one "
+                         "block fewer per SM";
+  // A machine whose L2 round trips cost more than a launch: the tail's
+  // reads of the partials do, and the same pairs stay two launches.
+  TargetInfo slowCounter = *lookupTarget("h100");
+  slowCounter.l2LatencySeconds = 100 * slowCounter.launchSeconds;
+  taken = refused = 0;
+  weigh(slowCounter, taken, refused);
+  EXPECT_GT(refused, 0);
 }
 
 // The cost model prices the pair as the lowering emits it: the consumer as
@@ -159,4 +209,49 @@ TEST(TailCombine, CostModelPricesTheTail) {
   EXPECT_EQ(c.kernels[0].smemBytes,
             tailCombineSharedBytes(pp, cp, target, dynamic));
   EXPECT_TRUE(fillsMachine(c.kernels[1], target));
+}
+
+// In a chain a kernel is a tail or a producer, not both: of the pairs
+// (0, 1) and (1, 2) of a split-K pair followed by an element-wise kernel
+// over the combine's tiles, planTails fuses the one that saves more (both
+// qualify alone), and the cost model prices what it chose.
+TEST(TailCombine, OverlappingPairsFuseTheOneThatSavesMore) {
+  TargetInfo target = *lookupTarget("h100");
+  UGraph g = splitKPair(4);
+  int32_t combined = g.outputs[0];
+  g.outputs.clear();
+  UGraph e(Level::Block);
+  e.grid = {4, 1, 1};
+  int32_t in = e.addInput({8, 64}, ElemType::F16);
+  int32_t tile = e.addInputIterator(in, {1, -1, -1}, -1);
+  e.markOutput(e.addOutputSaver(
+      e.addAccum(AccumKind::sum, e.addUnary(UnaryKind::exp, tile), -1, 0),
+      {1, -1, -1}));
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  g.markOutput(g.addCustom({combined}, std::move(e)));
+  ASSERT_TRUE(g.error.empty()) << g.error;
+
+  std::vector<KernelPlan> plans;
+  for (const UOp &op : g.ops)
+    plans.push_back(planKernel(g.bodies[op.body], target));
+  std::optional<TailCombine> first =
+      planTailCombine(g, 0, plans[0], plans[1], target);
+  std::optional<TailCombine> second =
+      planTailCombine(g, 1, plans[1], plans[2], target);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(second);
+  std::vector<std::optional<TailCombine>> tails =
+      planTails(g, {&plans[0], &plans[1], &plans[2]}, target);
+  ASSERT_EQ(tails.size(), 3u);
+  EXPECT_FALSE(tails[0]);
+  EXPECT_NE(tails[1].has_value(), tails[2].has_value());
+  if (tails[1]) {
+    EXPECT_GE(first->savedSeconds, second->savedSeconds);
+  } else {
+    EXPECT_GT(second->savedSeconds, first->savedSeconds);
+  }
+  GraphCost c = estimateCost(g, target);
+  ASSERT_EQ(c.kernels.size(), 3u);
+  EXPECT_EQ(c.kernels[1].inTail, tails[1].has_value());
+  EXPECT_EQ(c.kernels[2].inTail, tails[2].has_value());
 }

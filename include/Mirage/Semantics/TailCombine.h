@@ -17,9 +17,12 @@
 #include "Mirage/Semantics/Target.h"
 #include "Mirage/Semantics/UGraph.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mirage {
 
@@ -35,6 +38,12 @@ struct TailCombine {
   int64_t groups = 1;
   int64_t producerBlocksPerGroup = 1;
   int64_t consumerBlocksPerGroup = 1;
+  /// The fused launch's blocks per SM: the producer's, or fewer where the
+  /// consumer's shared memory lowers it and the tail still pays
+  /// (TailCombine.md, "a tail that lowers the producer's occupancy").
+  int64_t producerResidentBlocksPerSM = 1;
+  /// What the fused launch saves against the two launches, by the model.
+  double savedSeconds = 0;
 
   /// Whether consumer axis `c` is tied to a producer axis.
   bool consumerAxisTied(int c) const {
@@ -64,14 +73,35 @@ int64_t tailCombineSharedBytes(const KernelPlan &producerPlan,
 
 /// Whether kernel op `producer` of kernel graph `g` and the op after it run
 /// as one launch (TailCombine.md); `why` says why not. The kernels' plans
-/// are `producerPlan` and `consumerPlan` on `target`; `consumerOwnSeconds`,
-/// the consumer's estimate as its own launch, where the caller has it
-/// (estimateCost), else it is computed here.
+/// are `producerPlan` and `consumerPlan` on `target`; `producerOwnSeconds`
+/// and `consumerOwnSeconds`, the kernels' estimates as their own launches,
+/// where the caller has them (estimateCost), else they are computed here.
 std::optional<TailCombine>
 planTailCombine(const UGraph &g, int32_t producer,
                 const KernelPlan &producerPlan, const KernelPlan &consumerPlan,
                 const TargetInfo &target, std::string *why = nullptr,
+                std::optional<double> producerOwnSeconds = std::nullopt,
                 std::optional<double> consumerOwnSeconds = std::nullopt);
+
+/// The tails of kernel graph `g`: per kernel op, whether it runs in its
+/// predecessor's launch. A kernel that does is not the producer of
+/// another, so of two overlapping pairs (i - 1, i) and (i, i + 1) at most
+/// one fuses: the pairs are chosen for the most seconds saved in all (on a
+/// tie, the earlier pair). `plans[i]` is kernel op i's plan (null where it
+/// has none); `ownSeconds`, where given, each kernel's estimate as its own
+/// launch. The cost model and the lowering both take the tails from here.
+std::vector<std::optional<TailCombine>>
+planTails(const UGraph &g, llvm::ArrayRef<const KernelPlan *> plans,
+          const TargetInfo &target, llvm::ArrayRef<double> ownSeconds = {});
+
+/// The producer's plan in the fused launch of `t`: `producerPlan` with the
+/// fused kernel's shared memory (both plans' buffers and the flag) and
+/// `t`'s blocks per SM; its stages, threads and register budget as they
+/// are. The model prices the producer by it and the lowering emits it.
+KernelPlan fusedProducerPlan(const TailCombine &t,
+                             const KernelPlan &producerPlan,
+                             const KernelPlan &consumerPlan,
+                             const TargetInfo &target);
 
 /// The seconds the consumer's block of one group takes after its producer
 /// block (TailCombine.md, "Cost"): its round trips at L2 latency, its loads

@@ -172,13 +172,15 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
   std::vector<KernelPlan> plans;
   for (const UOp &op : g.ops)
     plans.push_back(planKernel(g.bodies[op.body], target, po));
-  // Kernels that run in their predecessor's launch (TailCombine.md); a
-  // kernel that does is not a producer of another.
+  // Kernels that run in their predecessor's launch (TailCombine.md), as
+  // the cost model prices them.
   std::vector<std::optional<TailCombine>> tailOf(g.ops.size());
-  for (size_t k = 1; options.tailCombine && k < g.ops.size(); ++k)
-    if (!tailOf[k - 1])
-      tailOf[k] = planTailCombine(g, static_cast<int32_t>(k - 1),
-                                  plans[k - 1], plans[k], target);
+  if (options.tailCombine) {
+    std::vector<const KernelPlan *> planned;
+    for (const KernelPlan &p : plans)
+      planned.push_back(&p);
+    tailOf = planTails(g, planned, target);
+  }
   OpBuilder mb = OpBuilder::atBlockEnd(into.getBody());
   for (size_t k = 0; k < g.ops.size(); ++k) {
     if (tailOf[k])
@@ -201,8 +203,8 @@ mirage::lowerGraphToLoops(const UGraph &graph, StringRef name, ModuleOp into,
       launch.tail = tailOf[k + 1];
       launch.tailBlock = g.bodies[cop.body];
       launch.tailPlan = plans[k + 1];
-      launch.plan.sharedBytes = tailCombineSharedBytes(
-          plans[k], plans[k + 1], target, launch.plan.dynamicShared);
+      launch.plan =
+          fusedProducerPlan(*launch.tail, plans[k], plans[k + 1], target);
       spec.emplace();
       spec->combine = &*launch.tail;
       spec->block = &launch.tailBlock;
