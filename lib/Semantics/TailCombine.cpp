@@ -67,9 +67,6 @@ std::optional<TailCombine> mirage::planTailCombine(
     return fail("not two graph-defined kernels");
   if (!producerPlan.launchable || !consumerPlan.launchable)
     return fail("a kernel does not launch");
-  // A tail is priced by its round trips, bytes and serial steps
-  // (tailCombineSeconds), not by arithmetic: a consumer that multiplies
-  // matrices is a kernel of its own, not a combine.
   // The consumer's phases run in the producer's block; a block wider than
   // they are leaves its other threads out of them (WideBlocks.md).
   if (consumerPlan.threads > producerPlan.threads)
