@@ -133,10 +133,15 @@ static FailureOr<gpu::LaunchOp> launchOverBlocks(RewriterBase &rewriter,
 /// shared-memory race check found the race: SharedMemoryRaces.md).
 static void orderHoistedAccumulatorWrites(func::FuncOp kernel) {
   kernel.walk([](scf::ForOp loop) {
-    // Only the launch's phase loops (a barrier in their body, at the top
-    // level of the launch, where every thread runs them).
+    // Only the launch's phase loops: a barrier in their body, so every
+    // thread of the block runs them, at the top level of the launch or
+    // under conditions alone (a tail's "this block completed its group",
+    // TailCombine.md, which every thread reads from shared memory).
+    Operation *parent = loop->getParentOp();
+    while (isa_and_nonnull<scf::IfOp>(parent))
+      parent = parent->getParentOp();
     const bool phaseLoop =
-        isa<gpu::LaunchOp>(loop->getParentOp()) &&
+        isa_and_nonnull<gpu::LaunchOp>(parent) &&
         loop.getBody()
             ->walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
             .wasInterrupted();
