@@ -488,19 +488,18 @@ struct Expander {
     for (int64_t tk : alignedDivisors(k, kMaxKStep, target.mma.k))
       if (tk > base.tk)
         steps.push_back(tk);
-    struct Priced {
-      MatmulTiling tiling;
-      double rank;
-      int64_t blocks;
-    };
-    llvm::SmallVector<Priced> priced;
+    // The priced tilings, and their launches in the same order.
+    llvm::SmallVector<MatmulTiling> tilings;
+    llvm::SmallVector<RankedLaunch> launches;
     auto consider = [&](const MatmulTiling &t) {
       GridDims g = matmulGrid(op, t);
       int64_t blocks = g[0] * g[1] * g[2];
       if (blocks > maxBlocks)
         return;
-      if (std::optional<double> rank = tilingRank(op, t))
-        priced.push_back({t, *rank, blocks});
+      if (std::optional<double> rank = tilingRank(op, t)) {
+        tilings.push_back(t);
+        launches.push_back({*rank, blocks, t.splits == 1});
+      }
     };
     consider(base);
     for (int64_t tk : steps)
@@ -527,12 +526,9 @@ struct Expander {
                      {CombineTiles::Default, CombineTiles::Spread})
                   consider({tm, tn, tk, s, c, /*stacked=*/true});
       }
-    if (priced.empty())
+    if (tilings.empty())
       return base;
-    llvm::SmallVector<RankedLaunch> launches;
-    for (const Priced &p : priced)
-      launches.push_back({p.rank, p.blocks, p.tiling.splits == 1});
-    return priced[pickRanked(launches, target)].tiling;
+    return tilings[pickRanked(launches, target)];
   }
 
   bool matmul(const UOp &op) {
