@@ -26,16 +26,18 @@ std::string floatLiteral(double c) {
   return s;
 }
 
-std::string tensorType(const Shape &s) {
-  std::string t = "tensor<";
+int64_t elements(const Shape &s) {
+  int64_t n = 1;
   for (int64_t d : s)
-    t += std::to_string(d) + "x";
-  return t + "f32>";
+    n *= d;
+  return n;
 }
 
 class Generator {
 public:
-  Generator(const uint8_t *data, size_t size) : fdp(data, size) {}
+  Generator(const uint8_t *data, size_t size,
+            const mirage::fuzz::TosaGenOptions &options)
+      : fdp(data, size), options(options) {}
 
   std::string run() {
     newArg(randomShape(fdp.ConsumeIntegralInRange<int>(1, 4)));
@@ -55,8 +57,9 @@ public:
     s += ") {\n";
     s += "  %shift = \"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : "
          "() -> tensor<1xi8>\n";
-    s += "  %zp = \"tosa.const\"() <{values = dense<0.0> : tensor<1xf32>}> : "
-         "() -> tensor<1xf32>\n";
+    s += "  %zp = \"tosa.const\"() <{values = dense<0.0> : tensor<1x" +
+         options.elementType + ">}> : () -> tensor<1x" + options.elementType +
+         ">\n";
     s += body + "  return ";
     for (size_t i = 0; i < results.size(); ++i)
       s += (i ? ", " : "") + results[i].name;
@@ -68,18 +71,34 @@ public:
 
 private:
   FuzzedDataProvider fdp;
+  const mirage::fuzz::TosaGenOptions &options;
   std::vector<Value> args, values;
   std::string body;
   int next = 0;
 
-  int64_t randomDim() {
-    static const int64_t dims[] = {1, 2, 3, 4, 8};
-    return dims[fdp.ConsumeIntegralInRange<size_t>(0, 4)];
+  std::string tensorType(const Shape &s) const {
+    std::string t = "tensor<";
+    for (int64_t d : s)
+      t += std::to_string(d) + "x";
+    return t + options.elementType + ">";
   }
+  bool fits(const Shape &s) const {
+    return options.maxElements <= 0 || elements(s) <= options.maxElements;
+  }
+  int64_t randomDim() {
+    return options
+        .dims[fdp.ConsumeIntegralInRange<size_t>(0, options.dims.size() - 1)];
+  }
+  /// A shape within the element bound: while it is over, its largest dim
+  /// becomes the smallest of the list.
   Shape randomShape(int rank) {
     Shape s;
     for (int i = 0; i < rank; ++i)
       s.push_back(randomDim());
+    int64_t smallest =
+        *std::min_element(options.dims.begin(), options.dims.end());
+    while (!fits(s) && *std::max_element(s.begin(), s.end()) > smallest)
+      *std::max_element(s.begin(), s.end()) = smallest;
     return s;
   }
   Value newArg(Shape s) {
@@ -133,9 +152,12 @@ private:
     if (fdp.ConsumeBool()) {
       const Value &b = pick();
       bool fits = b.shape.size() == a.shape.size();
-      for (size_t i = 0; fits && i < a.shape.size(); ++i)
+      Shape out = a.shape;
+      for (size_t i = 0; fits && i < a.shape.size(); ++i) {
         fits = a.shape[i] == b.shape[i] || a.shape[i] == 1 || b.shape[i] == 1;
-      if (fits)
+        out[i] = std::max(a.shape[i], b.shape[i]);
+      }
+      if (fits && this->fits(out))
         return b;
     }
     Shape s = a.shape;
@@ -163,8 +185,11 @@ private:
       static const char *ops[] = {"tosa.add",     "tosa.sub",
                                   "tosa.mul",     "tosa.maximum",
                                   "tosa.minimum", "tosa.pow"};
-      binary(ops[fdp.ConsumeIntegralInRange<size_t>(0, 5)], a,
-             broadcastPartner(a));
+      // Sequenced: a call's arguments are evaluated in an unspecified
+      // order (g++ and clang differ), and a seed must name one program.
+      const char *op = ops[fdp.ConsumeIntegralInRange<size_t>(0, 5)];
+      Value b = broadcastPartner(a);
+      binary(op, a, b);
       return;
     }
     case 2:
@@ -174,10 +199,13 @@ private:
     case 3: {
       if (rank != 3)
         a = newArg(randomShape(3));
-      Value b = newArg({a.shape[0], a.shape[2], randomDim()});
-      emit("tosa.matmul", {a, b}, ", %zp, %zp",
-           ", tensor<1xf32>, tensor<1xf32>", "",
-           {a.shape[0], a.shape[1], b.shape[2]});
+      int64_t n = randomDim();
+      Shape bShape{a.shape[0], a.shape[2], n}, out{a.shape[0], a.shape[1], n};
+      if (!fits(bShape) || !fits(out))
+        return;
+      Value b = newArg(bShape);
+      std::string zp = ", tensor<1x" + options.elementType + ">";
+      emit("tosa.matmul", {a, b}, ", %zp, %zp", zp + zp, "", out);
       return;
     }
     case 4: {
@@ -260,7 +288,7 @@ private:
 };
 } // namespace
 
-std::string mirage::fuzz::generateTosaProgram(const uint8_t *data,
-                                              size_t size) {
-  return Generator(data, size).run();
+std::string mirage::fuzz::generateTosaProgram(const uint8_t *data, size_t size,
+                                              const TosaGenOptions &options) {
+  return Generator(data, size, options).run();
 }

@@ -15,11 +15,27 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mirage::fuzz {
 
+/// What the generated programs look like. The defaults are the fuzzers'
+/// (small f32 tensors, cheap to import and verify); the code-generation
+/// campaign (bench/fuzz/codegen.sh) asks for f16 and dims large enough for
+/// tensor cores, pipelines and split reductions.
+struct TosaGenOptions {
+  /// Element type of every tensor: "f32" or "f16".
+  std::string elementType = "f32";
+  /// The dims a shape draws from.
+  std::vector<int64_t> dims = {1, 2, 3, 4, 8};
+  /// No tensor of the program has more elements (0: no bound). A step whose
+  /// result would is skipped or given a smaller operand.
+  int64_t maxElements = 0;
+};
+
 /// The MLIR text of a module with one func.func @fuzz built from `data`.
-std::string generateTosaProgram(const uint8_t *data, size_t size);
+std::string generateTosaProgram(const uint8_t *data, size_t size,
+                                const TosaGenOptions &options = {});
 
 } // namespace mirage::fuzz
 

@@ -3,7 +3,8 @@
 # everything is already there: apt runs only if a package is missing.
 set -euo pipefail
 PKGS=(cmake ninja-build g++ python3 llvm-22-dev libmlir-22-dev mlir-22-tools
-      llvm-22-tools libz3-dev libsqlite3-dev libgtest-dev ccache)
+      llvm-22-tools libz3-dev libsqlite3-dev libgtest-dev ccache
+      libclang-rt-22-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,82 +1,22 @@
 //===- Numerics.cpp - Floating-point check in the graph's own dtype -------===//
 //
-// RoundingSemantics wraps Float64Semantics and rounds every result (and every
-// constant) to one element type, so the generic evaluator runs a graph as if
-// every intermediate value were stored in that type. The evaluator does not
-// tell a domain which value it computes, so the type is the narrowest one of
-// the candidate graph; for μGraphs in practice all values share it. Matmul
-// sums (and rms_norm's sum of squares) accumulate in f32, as tensor cores
-// and the generated code do, and are rounded to the type once; reduction
-// and accumulator partial sums are rounded to the type at every step, which
-// is pessimistic.
+// The candidate runs in RoundingSemantics (Semantics/RoundingSemantics.h):
+// every intermediate value rounded to the graph's narrowest type, against
+// the reference in float64.
 //
 //===----------------------------------------------------------------------===//
-#include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Analysis/SymmetricUnitDraw.h"
+#include "Mirage/Analysis/Verifier.h"
 #include "Mirage/Semantics/CounterInputs.h"
-#include "Mirage/Support/VectorClones.h"
 #include "Mirage/Semantics/Evaluator.h"
 #include "Mirage/Semantics/FloatSemantics.h"
 #include "Mirage/Semantics/RandomInputs.h"
+#include "Mirage/Semantics/RoundingSemantics.h"
+#include "Mirage/Support/VectorClones.h"
 
 #include <cmath>
 
 using namespace mirage;
-
-double mirage::roundToType(ElemType t, double x) {
-  switch (t) {
-  case ElemType::F64:
-    return x;
-  case ElemType::F32:
-    return (double)(float)x;
-  case ElemType::F16:
-  case ElemType::BF16:
-    break;
-  }
-  if (!std::isfinite(x) || x == 0)
-    return x;
-  bool half = t == ElemType::F16;
-  int minExp = half ? -14 : -126;
-  int mantBits = half ? 10 : 7;
-  double maxFinite = half ? 65504.0 : 0x1.fep127;
-  int e = 0;
-  std::frexp(x, &e); // |x| = m·2^e, m ∈ [0.5, 1): unbiased exponent e − 1
-  int E = std::max(e - 1, minExp);
-  double quantum = std::ldexp(1.0, E - mantBits);
-  double r = std::nearbyint(x / quantum) * quantum; // ties to even
-  if (std::fabs(r) > maxFinite)
-    return std::copysign(INFINITY, x);
-  return r;
-}
-
-static int precisionRank(ElemType t) {
-  switch (t) {
-  case ElemType::F16:
-    return 0;
-  case ElemType::BF16:
-    return 1;
-  case ElemType::F32:
-    return 2;
-  case ElemType::F64:
-    return 3;
-  }
-  return 2;
-}
-
-ElemType mirage::narrowestType(const UGraph &g) {
-  ElemType best = ElemType::F64;
-  for (const UValue &v : g.values)
-    if (g.level != Level::Thread && precisionRank(v.type) < precisionRank(best))
-      best = v.type;
-  for (const UGraph &b : g.bodies) {
-    if (b.level == Level::Thread)
-      continue;
-    ElemType t = narrowestType(b);
-    if (precisionRank(t) < precisionRank(best))
-      best = t;
-  }
-  return best;
-}
 
 double mirage::numericsThreshold(ElemType t) {
   switch (t) {
@@ -91,46 +31,6 @@ double mirage::numericsThreshold(ElemType t) {
   }
   return 1e-4;
 }
-
-namespace {
-struct RoundingSemantics {
-  using Value = double;
-  static constexpr bool kParallelSafe = true; // stateless
-  ElemType type;
-  Float64Semantics f;
-  double r(double x) const { return roundToType(type, x); }
-  Value zero() const { return 0.0; }
-  Value fromInt(int64_t v) const { return r(f.fromInt(v)); }
-  Value fromDouble(double v) const { return r(v); }
-  Value add(Value a, Value b) const { return r(f.add(a, b)); }
-  Value sub(Value a, Value b) const { return r(f.sub(a, b)); }
-  Value mul(Value a, Value b) const { return r(f.mul(a, b)); }
-  Value div(Value a, Value b) const { return r(f.div(a, b)); }
-  Value pow(Value a, Value b) const { return r(f.pow(a, b)); }
-  Value max(Value a, Value b) const { return f.max(a, b); }
-  Value unary(UnaryKind k, Value x, double scalar) const {
-    return r(f.unary(k, x, r(scalar)));
-  }
-  /// The evaluator's matmul path: f32 products and a left fold in f32 (in
-  /// float64 for an f64 graph), rounded to the type at the end. Rounding
-  /// every partial sum to f16 made identical graphs exceed the f16
-  /// threshold at K = 16384, and cost a frexp/ldexp per multiply-add.
-  struct DotAccumulator {
-    float s = 0;
-    double wide = 0;
-  };
-  void dotMulAdd(DotAccumulator &a, Value x, Value y) const {
-    if (type == ElemType::F64) {
-      a.wide += x * y;
-      return;
-    }
-    a.s += static_cast<float>(x) * static_cast<float>(y);
-  }
-  Value dotValue(const DotAccumulator &a) const {
-    return r(type == ElemType::F64 ? a.wide : static_cast<double>(a.s));
-  }
-};
-} // namespace
 
 namespace {
 /// The dtype check's inputs: the float64 check's counter-based units

@@ -109,3 +109,15 @@ TEST(ScalarFormulas, Float64MatchesTheDocumentedFunctions) {
   // relu maps NaN to 0, as the emitter's compare-and-select does.
   EXPECT_EQ(applyUnaryF64(UnaryKind::relu, std::nan(""), 0), 0.0);
 }
+
+TEST(ScalarFormulas, Float64MaxPropagatesNaNInEitherOrder) {
+  // The emitted max (arith.maximumf, PTX max.NaN) is NaN when either
+  // operand is; a reduction's result must not depend on where its NaN sits.
+  Float64Semantics f;
+  double nan = std::nan("");
+  EXPECT_TRUE(std::isnan(f.max(nan, 1.0)));
+  EXPECT_TRUE(std::isnan(f.max(1.0, nan)));
+  EXPECT_TRUE(std::isnan(f.max(-INFINITY, nan)));
+  EXPECT_EQ(f.max(-1.0, 2.0), 2.0);
+  EXPECT_EQ(f.max(2.0, -INFINITY), 2.0);
+}

@@ -14,6 +14,7 @@
 #ifndef MIRAGE_ANALYSIS_VERIFIER_H
 #define MIRAGE_ANALYSIS_VERIFIER_H
 
+#include "Mirage/Semantics/RoundingSemantics.h"
 #include "Mirage/Semantics/UGraph.h"
 
 #include <array>
@@ -236,12 +237,6 @@ uint64_t verificationBytes(const UGraph &cand, const UGraph &ref);
 //===----------------------------------------------------------------------===//
 // Floating-point check
 //===----------------------------------------------------------------------===//
-
-/// Rounds x to the nearest value of `t` (ties to even), ±inf on overflow.
-double roundToType(ElemType t, double x);
-
-/// The narrowest element type of any value of `g` (nested graphs included).
-ElemType narrowestType(const UGraph &g);
 
 /// Largest accepted relative error for a computation in `t`.
 double numericsThreshold(ElemType t);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace mirage {
@@ -36,7 +37,15 @@ struct Float64Semantics {
   Value mul(Value a, Value b) const { return a * b; }
   Value div(Value a, Value b) const { return a / b; }
   Value pow(Value a, Value b) const { return std::pow(a, b); }
-  Value max(Value a, Value b) const { return std::max(a, b); }
+  /// IEEE 754-2019 maximum: NaN if either operand is, as the emitted code
+  /// computes it (arith.maximumf; PTX max.NaN) and as TOSA's default
+  /// nan_mode and torch.max define it. std::max kept the first operand
+  /// against a NaN, so a row's max lost its NaN or not by the fold order.
+  Value max(Value a, Value b) const {
+    return std::isnan(a) || std::isnan(b)
+               ? std::numeric_limits<double>::quiet_NaN()
+               : std::max(a, b);
+  }
   Value unary(UnaryKind k, Value x, double scalar) const {
     return applyUnary(*this, k, x, scalar);
   }

@@ -305,15 +305,18 @@ LogicalResult lowerPrefetchCopies(func::FuncOp kernel) {
       NVVM::CpAsyncCommitGroupOp::create(rewriter, last->getLoc());
       continue;
     }
-    if (entry.wait) {
-      SmallVector<Operation *> copies;
-      for (Operation *op : marked)
-        if (cast<IntegerAttr>(op->getAttr(mirage::kPrefetchGroupAttr))
-                    .getInt() == group &&
-            last->isAncestor(op))
-          copies.push_back(op);
-      splitReadsAfterCopies(rewriter, last, copies, pipelinedTiles);
-    }
+    // The group's last phase may itself read tiles: the phase after it
+    // merged into it (same thread guard, the barrier between dropped while
+    // the copies were synchronous). Its reads after the copies move to a
+    // phase of their own, so that the wait goes between; the search for
+    // the first reader below starts after `last` and would miss them.
+    SmallVector<Operation *> copies;
+    for (Operation *op : marked)
+      if (cast<IntegerAttr>(op->getAttr(mirage::kPrefetchGroupAttr)).getInt() ==
+              group &&
+          last->isAncestor(op))
+        copies.push_back(op);
+    splitReadsAfterCopies(rewriter, last, copies, pipelinedTiles);
     Operation *barrier = last->getNextNode();
     if (entry.wait) {
       // An explicit wait is for tiles of an earlier group, whose readers
