@@ -8,8 +8,9 @@
 //   mirage-tosa-gen --count N --seed S --out DIR [--f16]
 //
 // writes DIR/p<S>.mlir ... DIR/p<S+N-1>.mlir. --f16: f16 tensors of up to
-// 2^20 elements with dims from 1 to 1024 (tensor cores, pipelines, split
-// reductions); otherwise the fuzzers' small f32 programs.
+// 2^20 elements with dims from 1 to 1024 and whole attention layers among
+// the steps (tensor cores, pipelines, split reductions, flash attention);
+// otherwise the fuzzers' small f32 programs.
 //
 //===----------------------------------------------------------------------===//
 #include "TosaProgramGenerator.h"
@@ -43,6 +44,7 @@ int main(int argc, char **argv) {
       options.elementType = "f16";
       options.dims = {1, 2, 3, 16, 64, 128, 512, 1024};
       options.maxElements = int64_t(1) << 20;
+      options.attention = true;
     } else {
       std::fprintf(stderr,
                    "usage: mirage-tosa-gen --count N --seed S --out DIR "

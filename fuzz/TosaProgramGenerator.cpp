@@ -4,6 +4,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <vector>
@@ -171,7 +172,7 @@ private:
     Value a = pick();
     int rank = (int)a.shape.size();
     int axis = fdp.ConsumeIntegralInRange<int>(0, rank - 1);
-    switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
+    switch (fdp.ConsumeIntegralInRange<int>(0, options.attention ? 10 : 9)) {
     case 0: {
       static const char *ops[] = {"tosa.exp",  "tosa.reciprocal",
                                   "tosa.rsqrt", "tosa.sigmoid",
@@ -281,6 +282,38 @@ private:
     case 9: { // x * sigmoid(x)
       Value s = emit("tosa.sigmoid", {a}, "", "", "", a.shape);
       binary("tosa.mul", a, s);
+      return;
+    }
+    case 10: { // softmax(Q·K·c)·V over the keys, Q of rank 3
+      if (rank != 3)
+        a = newArg(randomShape(3));
+      // Keys and value width from the larger half of the dims: a layer's
+      // sizes, not the rows of one.
+      auto large = [&] {
+        size_t n = options.dims.size();
+        return options.dims[fdp.ConsumeIntegralInRange<size_t>(n / 2, n - 1)];
+      };
+      int64_t keys = large();
+      int64_t dv = large();
+      Shape kShape{a.shape[0], a.shape[2], keys},
+          sShape{a.shape[0], a.shape[1], keys}, vShape{a.shape[0], keys, dv},
+          oShape{a.shape[0], a.shape[1], dv};
+      if (!fits(kShape) || !fits(sShape) || !fits(vShape) || !fits(oShape))
+        return;
+      bool stable = fdp.ConsumeBool();
+      std::string zp = ", tensor<1x" + options.elementType + ">";
+      Value k = newArg(kShape);
+      Value s = emit("tosa.matmul", {a, k}, ", %zp, %zp", zp + zp, "", sShape);
+      Value x = binary("tosa.mul", s,
+                       constant(1.0 / std::sqrt((double)a.shape[2]), 3));
+      if (stable)
+        x = binary("tosa.sub", x, reduce("tosa.reduce_max", x, 2));
+      Value e = emit("tosa.exp", {x}, "", "", "", x.shape);
+      Value sum = reduce("tosa.reduce_sum", e, 2);
+      Value r = emit("tosa.reciprocal", {sum}, "", "", "", sum.shape);
+      Value p = binary("tosa.mul", e, r);
+      Value v = newArg(vShape);
+      emit("tosa.matmul", {p, v}, ", %zp, %zp", zp + zp, "", oShape);
       return;
     }
     }

@@ -31,6 +31,11 @@ struct TosaGenOptions {
   /// No tensor of the program has more elements (0: no bound). A step whose
   /// result would is skipped or given a smaller operand.
   int64_t maxElements = 0;
+  /// Also draw whole attention layers (softmax(Q·K·c)·V, with or without
+  /// the max subtracted): the flash-attention, split-KV and tail lowerings
+  /// that single ops rarely compose. Off for the fuzzers, whose byte-to-
+  /// program mapping stays as it was.
+  bool attention = false;
 };
 
 /// The MLIR text of a module with one func.func @fuzz built from `data`.
