@@ -86,6 +86,16 @@ def MirageCheckOnCPU : Pass<"mirage-check-on-cpu", "::mlir::ModuleOp"> {
     reports each graph; a mismatch, a NaN or a failure to compile is an
     error. The IR is not changed.
 
+    An output the graph's element type cannot compute (f16 overflow, a
+    power with a large exponent) is not called wrong code: where the
+    evaluator rounding every value to that type misses float64 by more than
+    the type's tolerance, the output is checked only within that (the
+    lowered code may miss by the tolerance plus twice the rounded
+    evaluator's miss, and be non-finite only where it is), with a warning
+    that says so (docs/Rationale/Sanitizers.md, "The code-generation
+    campaign"). A tolerance tighter than the type's own is never explained
+    away.
+
     ```
     $ mirage-opt g.mlir --mirage-check-on-cpu -o /dev/null
     remark: graph 'rmsnorm_matmul_best' on the CPU matches the evaluator: max relative error 1.9e-04 (f16 tolerance 1.0e-02)

@@ -10,10 +10,9 @@
 // is. Such a difference is explained, with a warning, only where the
 // evaluator rounding every value to that type (RoundingSemantics.h) misses
 // float64 by more than the type's tolerance: the lowered code may then miss
-// it by the tolerance plus
-// twice what the rounded evaluator misses, and be non-finite only where the
-// rounded evaluator is (docs/Rationale/Sanitizers.md, "The code-generation
-// campaign").
+// it by the tolerance plus twice what the rounded evaluator misses, and be
+// non-finite only where the rounded evaluator is (docs/Rationale/
+// Sanitizers.md, "The code-generation campaign").
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/CodegenPasses.h"
