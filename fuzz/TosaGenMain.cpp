@@ -5,12 +5,12 @@
 // program comes from bytes of a seeded std::mt19937, so a seed names a
 // program on every machine.
 //
-//   mirage-tosa-gen --count N --seed S --out DIR [--f16]
+//   mirage-tosa-gen --count N --seed S --out DIR [--f16 | --bf16]
 //
 // writes DIR/p<S>.mlir ... DIR/p<S+N-1>.mlir. --f16: f16 tensors of up to
 // 2^20 elements with dims from 1 to 1024 and whole attention layers among
 // the steps (tensor cores, pipelines, split reductions, flash attention);
-// otherwise the fuzzers' small f32 programs.
+// --bf16: the same in bf16; otherwise the fuzzers' small f32 programs.
 //
 //===----------------------------------------------------------------------===//
 #include "TosaProgramGenerator.h"
@@ -40,15 +40,16 @@ int main(int argc, char **argv) {
       seed = std::atol(value());
     else if (!std::strcmp(argv[i], "--out"))
       out = value();
-    else if (!std::strcmp(argv[i], "--f16")) {
-      options.elementType = "f16";
+    else if (!std::strcmp(argv[i], "--f16") ||
+             !std::strcmp(argv[i], "--bf16")) {
+      options.elementType = argv[i] + 2;
       options.dims = {1, 2, 3, 16, 64, 128, 512, 1024};
       options.maxElements = int64_t(1) << 20;
       options.attention = true;
     } else {
       std::fprintf(stderr,
                    "usage: mirage-tosa-gen --count N --seed S --out DIR "
-                   "[--f16]\n");
+                   "[--f16 | --bf16]\n");
       return 2;
     }
   }

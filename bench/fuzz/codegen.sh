@@ -19,12 +19,14 @@
 # (overflow, a large power) is checked only within what the graph's own
 # precision allows, and the check says so.
 #
-#   bash bench/fuzz/codegen.sh [--count N] [--seed S] [--mode f32|f16|both]
+#   bash bench/fuzz/codegen.sh [--count N] [--seed S]
+#                              [--mode f32|f16|bf16|both|all]
 #                              [--time-budget S] [--jobs J] [--build DIR]
 #                              [--work DIR] [--no-build]
 #
 # Program p<S+i> of a mode is the same on every machine. --count programs
-# per mode (default 20) from --seed (default 1 for f32, 100001 for f16),
+# per mode (default 20) from --seed (default 1 for f32, 100001 for f16,
+# 500001 for bf16; "both" is f32 and f16, "all" adds bf16),
 # --jobs at once (default: the cores), each search bounded by
 # --time-budget seconds (default 5). Prints one line per failing program
 # and a table; ends with "N passed, N failed" (one per program).
@@ -42,13 +44,14 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --no-build) no_build=1; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "codegen.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$mode" in
-  f32) modes=(f32) ;; f16) modes=(f16) ;; both) modes=(f32 f16) ;;
-  *) echo "codegen.sh: --mode is f32, f16 or both" >&2; exit 2 ;;
+  f32|f16|bf16) modes=("$mode") ;; both) modes=(f32 f16) ;;
+  all) modes=(f32 f16 bf16) ;;
+  *) echo "codegen.sh: --mode is f32, f16, bf16, both or all" >&2; exit 2 ;;
 esac
 [ -n "$work" ] || work=$(mktemp -d /tmp/mirage-codegen.XXXXXX)
 mkdir -p "$work"
@@ -69,8 +72,9 @@ done
 
 for m in "${modes[@]}"; do
   mkdir -p "$work/$m"
-  s=${seed:-$([ "$m" = f16 ] && echo 100001 || echo 1)}
-  "$gen" --count "$count" --seed "$s" --out "$work/$m" $([ "$m" = f16 ] && echo --f16)
+  case "$m" in f32) s=1; flag="" ;; f16) s=100001; flag=--f16 ;;
+    bf16) s=500001; flag=--bf16 ;; esac
+  "$gen" --count "$count" --seed "${seed:-$s}" --out "$work/$m" $flag
 done
 
 # One program: three steps, one result line in NAME.result:
