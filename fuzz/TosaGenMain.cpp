@@ -5,12 +5,14 @@
 // program comes from bytes of a seeded std::mt19937, so a seed names a
 // program on every machine.
 //
-//   mirage-tosa-gen --count N --seed S --out DIR [--f16 | --bf16]
+//   mirage-tosa-gen --count N --seed S --out DIR [--f16 | --bf16 | --f32-large]
 //
 // writes DIR/p<S>.mlir ... DIR/p<S+N-1>.mlir. --f16: f16 tensors of up to
 // 2^20 elements with dims from 1 to 1024 and whole attention layers among
 // the steps (tensor cores, pipelines, split reductions, flash attention);
-// --bf16: the same in bf16; otherwise the fuzzers' small f32 programs.
+// --bf16: the same in bf16; --f32-large: f32 with dims up to 256, tensors
+// up to 2^18 elements and attention layers (FMA micro-tiles); otherwise the
+// fuzzers' small f32 programs.
 //
 //===----------------------------------------------------------------------===//
 #include "TosaProgramGenerator.h"
@@ -46,10 +48,17 @@ int main(int argc, char **argv) {
       options.dims = {1, 2, 3, 16, 64, 128, 512, 1024};
       options.maxElements = int64_t(1) << 20;
       options.attention = true;
+    } else if (!std::strcmp(argv[i], "--f32-large")) {
+      // f32 at sizes where matmuls take FMA register micro-tiles and
+      // loops pipeline; fewer elements than f16's, as f32 doubles the
+      // bytes and the CPU check's time.
+      options.dims = {1, 3, 16, 64, 128, 256};
+      options.maxElements = int64_t(1) << 18;
+      options.attention = true;
     } else {
       std::fprintf(stderr,
                    "usage: mirage-tosa-gen --count N --seed S --out DIR "
-                   "[--f16 | --bf16]\n");
+                   "[--f16 | --bf16 | --f32-large]\n");
       return 2;
     }
   }

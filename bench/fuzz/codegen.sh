@@ -20,13 +20,14 @@
 # precision allows, and the check says so.
 #
 #   bash bench/fuzz/codegen.sh [--count N] [--seed S]
-#                              [--mode f32|f16|bf16|both|all]
+#                              [--mode f32|f16|bf16|f32large|both|all]
 #                              [--time-budget S] [--jobs J] [--build DIR]
 #                              [--work DIR] [--no-build]
 #
 # Program p<S+i> of a mode is the same on every machine. --count programs
 # per mode (default 20) from --seed (default 1 for f32, 100001 for f16,
-# 500001 for bf16; "both" is f32 and f16, "all" adds bf16),
+# 500001 for bf16, 700001 for f32large, f32 at sizes up to 256; "both" is
+# f32 and f16, "all" adds the other two),
 # --jobs at once (default: the cores), each search bounded by
 # --time-budget seconds (default 5). Prints one line per failing program
 # and a table; ends with "N passed, N failed" (one per program).
@@ -44,14 +45,15 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --no-build) no_build=1; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "codegen.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$mode" in
-  f32|f16|bf16) modes=("$mode") ;; both) modes=(f32 f16) ;;
-  all) modes=(f32 f16 bf16) ;;
-  *) echo "codegen.sh: --mode is f32, f16, bf16, both or all" >&2; exit 2 ;;
+  f32|f16|bf16|f32large) modes=("$mode") ;; both) modes=(f32 f16) ;;
+  all) modes=(f32 f16 bf16 f32large) ;;
+  *) echo "codegen.sh: --mode is f32, f16, bf16, f32large, both or all" >&2
+     exit 2 ;;
 esac
 [ -n "$work" ] || work=$(mktemp -d /tmp/mirage-codegen.XXXXXX)
 mkdir -p "$work"
@@ -73,7 +75,8 @@ done
 for m in "${modes[@]}"; do
   mkdir -p "$work/$m"
   case "$m" in f32) s=1; flag="" ;; f16) s=100001; flag=--f16 ;;
-    bf16) s=500001; flag=--bf16 ;; esac
+    bf16) s=500001; flag=--bf16 ;; f32large) s=700001; flag=--f32-large ;;
+  esac
   "$gen" --count "$count" --seed "${seed:-$s}" --out "$work/$m" $flag
 done
 
