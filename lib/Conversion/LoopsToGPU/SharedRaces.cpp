@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Mirage/Conversion/LoopsToGPU.h"
+#include "Mirage/Semantics/KernelPlan.h"
 #include "SharedTiles.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -95,8 +96,17 @@ int64_t elemBytesOf(Type t) {
 }
 
 /// Iterations of a loop run in full up to this many; longer loops without
-/// integer loop-carried values run their first and last kLoopEnds.
+/// integer loop-carried values run their first and last kLoopEnds or a few
+/// more: the iterations skipped are a multiple of kLoopPeriod, so that the
+/// stage buffers of a pipeline of up to four stages are where they would be.
 constexpr int64_t kLoopEnds = 8;
+/// lcm(1, 2, 3, 4): the slot a stage buffer's loop index picks repeats with
+/// the pipeline's depth. Skipping 16 iterations of a 3-stage loop left the
+/// next one reading the slot of a copy still in flight (a false race, found
+/// by the code-generation campaign: Sanitizers.md).
+constexpr int64_t kLoopPeriod = 12;
+static_assert(mirage::kMaxPipelineStages <= 4,
+              "kLoopPeriod must be a multiple of every pipeline depth");
 
 struct ThreadRun {
   std::array<int64_t, 3> tid;
@@ -333,10 +343,15 @@ struct ThreadRun {
       intCarried |= carried.back().kind != Val::Unknown;
     }
     const int64_t trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+    // Long loops without integer loop-carried values: their ends, the
+    // iterations between skipped by whole periods.
+    const int64_t skipped =
+        !intCarried && trips > 2 * kLoopEnds
+            ? (trips - 2 * kLoopEnds) / kLoopPeriod * kLoopPeriod
+            : 0;
     for (int64_t k = 0; k < trips; ++k) {
-      // Long loops without integer loop-carried values: their ends.
-      if (!intCarried && trips > 2 * kLoopEnds && k == kLoopEnds)
-        k = trips - kLoopEnds;
+      if (skipped > 0 && k == kLoopEnds)
+        k += skipped;
       llvm::SmallVector<Val> args{Val::integer(*lb + k * *step)};
       args.append(carried.begin(), carried.end());
       llvm::SmallVector<Val> next;
